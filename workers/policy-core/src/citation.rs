@@ -1,0 +1,182 @@
+//! Citation tags in answers: `[clause: eu-v4#sec-3.2]`. Parsing is tolerant of spacing and case
+//! and of several ids in one tag, but a tag that cannot be read is reported, never skipped: the
+//! judge treats an unreadable citation as a failure.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClauseRef {
+    pub version_id: String,
+    pub anchor: String,
+}
+
+impl ClauseRef {
+    pub fn clause_id(&self) -> String {
+        format!("{}#{}", self.version_id, self.anchor)
+    }
+
+    /// Parses `eu-v4#sec-3.2` (already trimmed); `None` when it is not a clause id.
+    pub fn parse(raw: &str) -> Option<ClauseRef> {
+        let (version, anchor) = raw.split_once('#')?;
+        let version = version.trim().to_ascii_lowercase();
+        let anchor = anchor.trim().to_ascii_lowercase();
+        let (region, number) = version.rsplit_once("-v")?;
+        let version_ok = !region.is_empty()
+            && region.bytes().all(|b| b.is_ascii_lowercase())
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit());
+        let anchor_ok = anchor
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+            && anchor
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+            && !anchor.ends_with('.');
+        (version_ok && anchor_ok).then_some(ClauseRef {
+            version_id: version,
+            anchor,
+        })
+    }
+}
+
+impl fmt::Display for ClauseRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.version_id, self.anchor)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedCitation {
+    /// Byte offset of the tag in the answer.
+    pub offset: usize,
+    pub text: String,
+    pub reason: &'static str,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CitationParse {
+    /// Distinct clause references in order of first appearance.
+    pub refs: Vec<ClauseRef>,
+    pub malformed: Vec<MalformedCitation>,
+}
+
+/// Formats the tag the generator appends for a clause.
+pub fn citation_tag(clause_id: &str) -> String {
+    format!("[clause: {clause_id}]")
+}
+
+pub fn parse_citations(answer: &str) -> CitationParse {
+    let mut parse = CitationParse::default();
+    let lower = answer.to_ascii_lowercase();
+    let mut covered = Vec::new();
+    let mut search_from = 0;
+    while let Some(pos) = lower[search_from..].find('[') {
+        let open = search_from + pos;
+        search_from = open + 1;
+        let after = lower[open + 1..].trim_start();
+        if !after.starts_with("clause") {
+            continue;
+        }
+        let keyword_end = lower.len() - after.len() + "clause".len();
+        let rest = &answer[keyword_end..];
+        let close = rest
+            .find([']', '\n', '['])
+            .filter(|i| rest.as_bytes()[*i] == b']');
+        let Some(close) = close else {
+            let end = keyword_end + rest.find(['\n', '[']).unwrap_or(rest.len());
+            parse.malformed.push(malformed(
+                open,
+                &answer[open..end],
+                "unclosed tag: `]` missing",
+            ));
+            covered.push(open..end);
+            continue;
+        };
+        let tag_end = keyword_end + close + 1;
+        covered.push(open..tag_end);
+        search_from = tag_end;
+        let inside = rest[..close].trim_start();
+        let Some(ids) = inside.strip_prefix(':') else {
+            parse.malformed.push(malformed(
+                open,
+                &answer[open..tag_end],
+                "`:` missing after `clause`",
+            ));
+            continue;
+        };
+        let ids: Vec<&str> = ids.split([',', ';']).map(str::trim).collect();
+        if ids.iter().all(|id| id.is_empty()) {
+            parse.malformed.push(malformed(
+                open,
+                &answer[open..tag_end],
+                "no clause id in tag",
+            ));
+            continue;
+        }
+        for id in ids {
+            match ClauseRef::parse(id) {
+                Some(r) if !parse.refs.contains(&r) => parse.refs.push(r),
+                Some(_) => {}
+                None => parse.malformed.push(malformed(
+                    open,
+                    &answer[open..tag_end],
+                    "clause id must look like `<region>-v<N>#<clause>`",
+                )),
+            }
+        }
+    }
+    // "clause: eu-v4#sec-3.2" outside brackets is an attempt at a citation that a reader of the
+    // tags would miss: report it.
+    let mut from = 0;
+    while let Some(pos) = lower[from..].find("clause:") {
+        let at = from + pos;
+        from = at + 1;
+        if !covered.iter().any(|r| r.contains(&at)) {
+            let end = answer[at..]
+                .find(char::is_whitespace)
+                .map_or(answer.len(), |e| {
+                    let next = answer[at + e..].trim_start();
+                    at + e
+                        + (answer[at + e..].len() - next.len())
+                        + next.find(char::is_whitespace).unwrap_or(next.len())
+                });
+            parse
+                .malformed
+                .push(malformed(at, &answer[at..end], "citation outside `[...]`"));
+        }
+    }
+    parse
+}
+
+fn malformed(offset: usize, text: &str, reason: &'static str) -> MalformedCitation {
+    MalformedCitation {
+        offset,
+        text: text.to_string(),
+        reason,
+    }
+}
+
+/// The answer with every citation tag removed: the text whose facts the judge checks.
+pub fn strip_citations(answer: &str) -> String {
+    let lower = answer.to_ascii_lowercase();
+    let mut out = String::with_capacity(answer.len());
+    let mut i = 0;
+    while i < answer.len() {
+        let rest = &lower[i..];
+        if rest.starts_with('[') && rest[1..].trim_start().starts_with("clause") {
+            if let Some(close) = rest.find(']') {
+                i += close + 1;
+                continue;
+            }
+        }
+        let ch = answer[i..].chars().next().expect("in bounds");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "citation_tests.rs"]
+mod tests;

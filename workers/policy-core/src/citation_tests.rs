@@ -1,0 +1,110 @@
+use super::*;
+
+fn ids(parse: &CitationParse) -> Vec<String> {
+    parse.refs.iter().map(ClauseRef::clause_id).collect()
+}
+
+#[test]
+fn single_tag() {
+    let p = parse_citations("You have 30 days. [clause: eu-v4#sec-3.2]");
+    assert_eq!(ids(&p), ["eu-v4#sec-3.2"]);
+    assert!(p.malformed.is_empty());
+}
+
+#[test]
+fn whitespace_and_case_tolerated() {
+    let p = parse_citations("x [ Clause :  EU-V4#Sec-3.2 ] y [clause:jp-v2#sec-1]");
+    assert_eq!(ids(&p), ["eu-v4#sec-3.2", "jp-v2#sec-1"]);
+    assert!(p.malformed.is_empty());
+}
+
+#[test]
+fn several_ids_in_one_tag_deduplicated() {
+    let p = parse_citations(
+        "[clause: eu-v4#sec-3.2, eu-v4#sec-4.1; eu-v4#sec-3.2] and [clause: eu-v4#sec-4.1]",
+    );
+    assert_eq!(ids(&p), ["eu-v4#sec-3.2", "eu-v4#sec-4.1"]);
+}
+
+#[test]
+fn custom_anchor_accepted() {
+    let p = parse_citations("[clause: eu-v4#cooling-off]");
+    assert_eq!(ids(&p), ["eu-v4#cooling-off"]);
+}
+
+#[test]
+fn no_citation_is_empty_not_malformed() {
+    let p = parse_citations("Returns are accepted within 30 days [see policy].");
+    assert!(p.refs.is_empty() && p.malformed.is_empty());
+}
+
+#[test]
+fn malformed_tags_reported() {
+    let cases = [
+        (
+            "[clause: eu-v4]",
+            "clause id must look like `<region>-v<N>#<clause>`",
+        ),
+        (
+            "[clause: #sec-3.2]",
+            "clause id must look like `<region>-v<N>#<clause>`",
+        ),
+        (
+            "[clause: eu#sec-3.2]",
+            "clause id must look like `<region>-v<N>#<clause>`",
+        ),
+        (
+            "[clause: eu-v4#sec 3.2]",
+            "clause id must look like `<region>-v<N>#<clause>`",
+        ),
+        ("[clause eu-v4#sec-3.2]", "`:` missing after `clause`"),
+        ("[clause: ]", "no clause id in tag"),
+        ("[clause: eu-v4#sec-3.2", "unclosed tag: `]` missing"),
+        ("[clause: eu-v4#sec-3.2\nmore", "unclosed tag: `]` missing"),
+    ];
+    for (text, reason) in cases {
+        let p = parse_citations(text);
+        assert_eq!(p.malformed.len(), 1, "{text}: {p:?}");
+        assert_eq!(p.malformed[0].reason, reason, "{text}");
+        assert!(p.refs.is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn good_and_bad_ids_in_one_tag() {
+    let p = parse_citations("[clause: eu-v4#sec-3.2, nonsense]");
+    assert_eq!(ids(&p), ["eu-v4#sec-3.2"]);
+    assert_eq!(p.malformed.len(), 1);
+    assert_eq!(p.malformed[0].offset, 0);
+}
+
+#[test]
+fn bare_citation_outside_brackets_reported() {
+    let p = parse_citations("The window is 30 days (clause: eu-v4#sec-3.2).");
+    assert!(p.refs.is_empty());
+    assert_eq!(p.malformed.len(), 1);
+    assert_eq!(p.malformed[0].reason, "citation outside `[...]`");
+    assert_eq!(p.malformed[0].text, "clause: eu-v4#sec-3.2).");
+}
+
+#[test]
+fn unclosed_tag_before_good_tag() {
+    let p = parse_citations("[clause: eu-v4#sec-1 [clause: eu-v4#sec-2]");
+    assert_eq!(ids(&p), ["eu-v4#sec-2"]);
+    assert_eq!(p.malformed.len(), 1);
+}
+
+#[test]
+fn strip_removes_tags_only() {
+    assert_eq!(
+        strip_citations("30 days [clause: eu-v4#sec-3.2] from delivery [note]."),
+        "30 days  from delivery [note]."
+    );
+    assert_eq!(strip_citations("café [clause: eu-v4#a]"), "café ");
+}
+
+#[test]
+fn citation_tag_roundtrip() {
+    let tag = citation_tag("br-v1#sec-2.1");
+    assert_eq!(ids(&parse_citations(&tag)), ["br-v1#sec-2.1"]);
+}

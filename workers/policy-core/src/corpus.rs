@@ -1,0 +1,205 @@
+//! A corpus: the manifest plus every clause of every version. [`load_dir`] is the one place in
+//! this crate that touches the file system; everything else works on the loaded value.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::clause::{parse_clauses, Clause, ClauseOrigin};
+use crate::manifest::{Manifest, ManifestError, ManifestErrors};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("cannot read {path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Manifest(ManifestErrors),
+}
+
+/// One markdown file of one version.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub version_id: String,
+    pub file_name: String,
+    pub content: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    manifest: Manifest,
+    clauses: Vec<Clause>,
+    by_id: HashMap<String, usize>,
+    /// Versions whose documents could not be used, with the reason. Their clauses are absent;
+    /// every other version is still served.
+    failed_versions: BTreeMap<String, String>,
+}
+
+impl Corpus {
+    /// Builds a corpus from documents already read. Documents of unknown versions are ignored
+    /// by design: the manifest decides what exists.
+    pub fn from_documents(
+        manifest: Manifest,
+        documents: Vec<Document>,
+        mut failed_versions: BTreeMap<String, String>,
+    ) -> Corpus {
+        let mut clauses = Vec::new();
+        let mut by_id = HashMap::new();
+        for version in manifest.versions() {
+            if failed_versions.contains_key(&version.id) {
+                continue;
+            }
+            let mut version_clauses = Vec::new();
+            let mut docs: Vec<&Document> = documents
+                .iter()
+                .filter(|d| d.version_id == version.id)
+                .collect();
+            docs.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+            for doc in docs {
+                version_clauses.extend(parse_clauses(
+                    &doc.content,
+                    ClauseOrigin {
+                        version_id: &version.id,
+                        region: &version.region,
+                        effective_from: version.effective_from,
+                        effective_to: version.effective_to,
+                        source_file: &doc.file_name,
+                    },
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            let duplicate = version_clauses
+                .iter()
+                .find(|c| !seen.insert(c.clause_id.clone()));
+            let problem = match (version_clauses.is_empty(), duplicate) {
+                (true, _) => Some("no clauses found in its documents".to_string()),
+                (false, Some(dup)) => Some(format!("clause id `{}` appears twice", dup.clause_id)),
+                (false, None) => None,
+            };
+            if let Some(problem) = problem {
+                failed_versions.insert(version.id.clone(), problem);
+                continue;
+            }
+            for clause in version_clauses {
+                by_id.insert(clause.clause_id.clone(), clauses.len());
+                clauses.push(clause);
+            }
+        }
+        Corpus {
+            manifest,
+            clauses,
+            by_id,
+            failed_versions,
+        }
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn clauses(&self) -> &[Clause] {
+        &self.clauses
+    }
+
+    pub fn clause(&self, clause_id: &str) -> Option<&Clause> {
+        self.by_id.get(clause_id).map(|i| &self.clauses[*i])
+    }
+
+    pub fn version_clauses<'a>(
+        &'a self,
+        version_id: &'a str,
+    ) -> impl Iterator<Item = &'a Clause> + 'a {
+        self.clauses
+            .iter()
+            .filter(move |c| c.version_id == version_id)
+    }
+
+    pub fn failed_versions(&self) -> &BTreeMap<String, String> {
+        &self.failed_versions
+    }
+}
+
+/// Reads `manifest.json` and every `{region}/v{N}/*.md` under `dir`. Manifest problems (invalid
+/// content, directories missing or unlisted) fail the load; an unreadable document fails only
+/// its version, which is recorded in [`Corpus::failed_versions`].
+pub fn load_dir(dir: &Path) -> Result<Corpus, CorpusError> {
+    let manifest_path = dir.join("manifest.json");
+    let json = std::fs::read_to_string(&manifest_path).map_err(|e| io(&manifest_path, e))?;
+    let manifest = Manifest::parse(&json).map_err(CorpusError::Manifest)?;
+    let directories = version_directories(dir)?;
+    let problems: Vec<ManifestError> = manifest.check_directories(&directories);
+    if !problems.is_empty() {
+        return Err(CorpusError::Manifest(ManifestErrors(problems)));
+    }
+    let mut documents = Vec::new();
+    let mut failed = BTreeMap::new();
+    for version in manifest.versions() {
+        let version_dir = dir.join(version.directory());
+        match read_version(&version_dir, &version.id) {
+            Ok(docs) => documents.extend(docs),
+            Err(reason) => {
+                failed.insert(version.id.clone(), reason);
+            }
+        }
+    }
+    Ok(Corpus::from_documents(manifest, documents, failed))
+}
+
+fn read_version(version_dir: &Path, version_id: &str) -> Result<Vec<Document>, String> {
+    let mut docs = Vec::new();
+    let entries =
+        std::fs::read_dir(version_dir).map_err(|e| format!("{}: {e}", version_dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("md") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let content = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{}: not UTF-8 (byte {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        docs.push(Document {
+            version_id: version_id.to_string(),
+            file_name: path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string(),
+            content,
+        });
+    }
+    Ok(docs)
+}
+
+/// `{region}/v{N}` directories directly under the corpus root.
+fn version_directories(dir: &Path) -> Result<BTreeSet<String>, CorpusError> {
+    let mut found = BTreeSet::new();
+    for region in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let region = region.map_err(|e| io(dir, e))?;
+        if !region.path().is_dir() {
+            continue;
+        }
+        let region_name = region.file_name().to_string_lossy().to_string();
+        for version in std::fs::read_dir(region.path()).map_err(|e| io(&region.path(), e))? {
+            let version = version.map_err(|e| io(&region.path(), e))?;
+            let name = version.file_name().to_string_lossy().to_string();
+            if version.path().is_dir() && name.starts_with('v') {
+                found.insert(format!("{region_name}/{name}"));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn io(path: &Path, e: std::io::Error) -> CorpusError {
+    CorpusError::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+#[path = "corpus_tests.rs"]
+mod tests;

@@ -1,0 +1,25 @@
+//! Pure domain logic of the policy workers: no network, no Kafka, no clock.
+//!
+//! Everything that decides *which* policy applies and *whether* an answer may be served lives
+//! here so that it can be tested exhaustively without infrastructure. The only I/O is the
+//! corpus loader in [`corpus::load_dir`], kept at the edge of the crate.
+
+pub mod citation;
+pub mod clause;
+pub mod corpus;
+pub mod golden;
+pub mod instant;
+pub mod manifest;
+pub mod region;
+pub mod text;
+pub mod version;
+
+pub use citation::{parse_citations, CitationParse, ClauseRef, MalformedCitation};
+pub use clause::{chunk_clause, parse_clauses, Chunk, Clause, ClauseOrigin};
+pub use corpus::{load_dir, Corpus, CorpusError, Document};
+
+pub use golden::{load_cases, parse_cases, validate_cases, ExpectedOutcome, GoldenCase};
+pub use instant::{parse_utc_instant, InstantError};
+pub use manifest::{Manifest, ManifestError, ManifestErrors, VersionEntry};
+pub use region::{resolve_region, RegionError, RegionResolution, RegionSignals, RegionSource};
+pub use version::{VersionOutcome, VersionResolver};

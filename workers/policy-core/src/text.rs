@@ -1,0 +1,221 @@
+//! Small text utilities shared by the parser, the extractive generator and the judge:
+//! sentence splitting, query terms, and the numeric facts an answer asserts.
+
+use std::collections::BTreeSet;
+
+/// Abbreviations whose trailing period does not end a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "e.g", "i.e", "etc", "art", "no", "sec", "approx", "u.s", "inc", "ltd", "vs", "cf", "para",
+];
+
+/// Splits text into sentences, never inside a number (`3.2`), an abbreviation (`e.g.`) or a
+/// markdown list item. Bullets and blank lines always end a sentence.
+pub fn split_sentences(text: &str) -> Vec<&str> {
+    let mut sentences = Vec::new();
+    for block in text.split("\n\n") {
+        for line in split_list_items(block) {
+            let bytes = line.as_bytes();
+            let mut start = 0;
+            let mut i = 0;
+            while i < bytes.len() {
+                let b = bytes[i];
+                let at_end_of_word = i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace();
+                if matches!(b, b'.' | b'?' | b'!') && at_end_of_word {
+                    let word_start = line[..i]
+                        .rfind(|c: char| c.is_whitespace() || c == '(')
+                        .map_or(0, |p| p + 1);
+                    let word = line[word_start..i].to_ascii_lowercase();
+                    let next_starts_sentence =
+                        line[i + 1..].trim_start().chars().next().is_none_or(|c| {
+                            c.is_uppercase() || c.is_ascii_digit() || c == '"' || c == '('
+                        });
+                    // "3." in "see 3. Returns" or a numbered item is not the end of a sentence.
+                    let is_number = !word.is_empty() && word.bytes().all(|c| c.is_ascii_digit());
+                    if b != b'.'
+                        || (!ABBREVIATIONS.contains(&word.as_str())
+                            && !is_number
+                            && next_starts_sentence)
+                    {
+                        push_trimmed(&mut sentences, &line[start..=i]);
+                        start = i + 1;
+                    }
+                }
+                i += 1;
+            }
+            push_trimmed(&mut sentences, &line[start..]);
+        }
+    }
+    sentences
+}
+
+fn split_list_items(block: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in block.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let is_item =
+            trimmed.starts_with("- ") || trimmed.starts_with("* ") || is_numbered_item(trimmed);
+        if is_item && offset > start {
+            items.push(&block[start..offset]);
+            start = offset;
+        }
+        offset += line.len();
+    }
+    items.push(&block[start..]);
+    items
+}
+
+fn is_numbered_item(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && (line[digits..].starts_with(". ") || line[digits..].starts_with(") "))
+}
+
+fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+    let s = s.trim();
+    let s = s.trim_start_matches(['-', '*']).trim_start();
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+/// Collapses runs of whitespace into single spaces.
+pub fn normalize_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "can", "could", "do",
+    "does", "did", "for", "from", "get", "got", "has", "have", "how", "i", "if", "in", "into",
+    "is", "it", "its", "me", "my", "of", "on", "or", "our", "please", "should", "so", "that",
+    "the", "their", "them", "there", "this", "to", "was", "we", "what", "when", "where", "which",
+    "who", "will", "with", "would", "you", "your", "hi", "hello", "thanks",
+];
+
+/// Lower-cased, stemmed content words: the vocabulary of lexical overlap.
+pub fn terms(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.replace('’', "'").trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// A deliberately light suffix stripper: enough to match "returns"/"returned"/"returning".
+pub fn stem(word: &str) -> String {
+    let w = word.strip_suffix("'s").unwrap_or(word);
+    for (suffix, replacement, min_len) in [
+        ("ies", "y", 4),
+        ("sses", "ss", 4),
+        ("ing", "", 5),
+        ("ed", "", 4),
+        ("es", "", 5),
+        ("s", "", 3),
+    ] {
+        if w.len() > min_len && w.ends_with(suffix) && !(suffix == "s" && w.ends_with("ss")) {
+            return format!("{}{}", &w[..w.len() - suffix.len()], replacement);
+        }
+    }
+    w.to_string()
+}
+
+const NUMBER_WORDS: &[(&str, u32)] = &[
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("thirteen", 13),
+    ("fourteen", 14),
+    ("fifteen", 15),
+    ("sixteen", 16),
+    ("seventeen", 17),
+    ("eighteen", 18),
+    ("nineteen", 19),
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("forty-five", 45),
+    ("fifty", 50),
+    ("sixty", 60),
+    ("ninety", 90),
+    ("hundred", 100),
+];
+
+/// The numeric facts a text asserts (durations, amounts, percentages, counts), normalised so
+/// that "30", "thirty" and "30.00" compare equal and "1,000" equals "1000".
+pub fn numeric_facts(text: &str) -> BTreeSet<String> {
+    let mut facts = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphabetic()) {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_digit()
+                    || ((bytes[i] == b'.' || bytes[i] == b',')
+                        && i + 1 < bytes.len()
+                        && bytes[i + 1].is_ascii_digit()))
+            {
+                i += 1;
+            }
+            // Identifiers such as "v4" or "sec-3.2" are not facts; neither are parts of words.
+            let glued_to_word =
+                i < bytes.len() && bytes[i].is_ascii_alphabetic() && !is_unit_suffix(&text[i..]);
+            if !glued_to_word {
+                facts.insert(normalize_number(&text[start..i]));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    for word in text.split(|c: char| !(c.is_alphabetic() || c == '-')) {
+        let lower = word.to_lowercase();
+        if let Some((_, n)) = NUMBER_WORDS.iter().find(|(w, _)| *w == lower) {
+            facts.insert(n.to_string());
+        }
+    }
+    facts
+}
+
+fn is_unit_suffix(rest: &str) -> bool {
+    ["st ", "nd ", "rd ", "th ", "h ", "am", "pm", "%"]
+        .iter()
+        .any(|u| rest.starts_with(u))
+}
+
+fn normalize_number(raw: &str) -> String {
+    // "1,000" → "1000" (thousands), "9,99" → "9.99" (decimal comma), "1.000,00" → "1000"
+    // (the last separator of a mixed number is the decimal mark), "30.00" → "30".
+    let plain = match (raw.rfind('.'), raw.rfind(',')) {
+        (Some(dot), Some(comma)) if comma > dot => raw.replace('.', "").replace(',', "."),
+        (Some(_), Some(_)) => raw.replace(',', ""),
+        (None, Some(_)) if raw.split(',').skip(1).all(|g| g.len() == 3) => raw.replace(',', ""),
+        (None, Some(_)) => raw.replace(',', "."),
+        _ if raw.matches('.').count() > 1 => raw.replace('.', ""),
+        _ => raw.to_string(),
+    };
+    let plain = match plain.split_once('.') {
+        Some((int, frac)) if frac.bytes().all(|b| b == b'0') => int.to_string(),
+        Some((int, frac)) => format!("{int}.{}", frac.trim_end_matches('0')),
+        None => plain,
+    };
+    let trimmed = plain.trim_start_matches('0');
+    if trimmed.is_empty() || trimmed.starts_with('.') {
+        format!("0{trimmed}")
+    } else {
+        trimmed.to_string()
+    }
+}
+
+#[cfg(test)]
+#[path = "text_tests.rs"]
+mod tests;

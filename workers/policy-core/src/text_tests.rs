@@ -1,0 +1,104 @@
+use super::*;
+
+#[test]
+fn sentences_split_on_terminators() {
+    let s = split_sentences("Returns are free. Refunds take 5 days! Is that clear? Yes.");
+    assert_eq!(
+        s,
+        [
+            "Returns are free.",
+            "Refunds take 5 days!",
+            "Is that clear?",
+            "Yes."
+        ]
+    );
+}
+
+#[test]
+fn sentences_never_split_numbers_or_abbreviations() {
+    let s = split_sentences(
+        "See section 3.2 for details, e.g. damaged goods. Fees are $9.99 per item.",
+    );
+    assert_eq!(
+        s,
+        [
+            "See section 3.2 for details, e.g. damaged goods.",
+            "Fees are $9.99 per item."
+        ]
+    );
+}
+
+#[test]
+fn lowercase_continuation_is_not_a_new_sentence() {
+    let s = split_sentences("Orders ship from the U.S. warehouse within two days.");
+    assert_eq!(s.len(), 1);
+}
+
+#[test]
+fn list_items_and_paragraphs_are_separate() {
+    let s =
+        split_sentences("You may return:\n- unopened items\n- defective items\n\nNext paragraph");
+    assert_eq!(
+        s,
+        [
+            "You may return:",
+            "unopened items",
+            "defective items",
+            "Next paragraph"
+        ]
+    );
+    let s = split_sentences("1. First step\n2. Second step");
+    assert_eq!(s, ["1. First step", "2. Second step"]);
+}
+
+#[test]
+fn empty_fragments_dropped() {
+    assert!(split_sentences("  \n\n - \n").is_empty());
+}
+
+#[test]
+fn terms_drop_stopwords_and_stem() {
+    assert_eq!(terms("How do I return my Shoes?"), ["return", "shoe"]);
+    assert_eq!(
+        terms("returned returning returns"),
+        ["return", "return", "return"]
+    );
+    assert_eq!(terms("policies address"), ["policy", "address"]);
+    assert_eq!(terms("the customer's refund"), ["customer", "refund"]);
+}
+
+#[test]
+fn whitespace_normalised() {
+    assert_eq!(normalize_whitespace("  a \t b\n\nc "), "a b c");
+}
+
+fn facts(text: &str) -> Vec<String> {
+    numeric_facts(text).into_iter().collect()
+}
+
+#[test]
+fn facts_cover_durations_amounts_percentages() {
+    assert_eq!(facts("within 30 calendar days"), ["30"]);
+    assert_eq!(facts("a fee of $9.99 or 15% of the price"), ["15", "9.99"]);
+    assert_eq!(facts("R$ 1.000,00 equals US 1,000"), ["1000"]);
+    assert_eq!(facts("R$ 49,90 or 1.500.000"), ["1500000", "49.9"]);
+    assert_eq!(facts("30.00 EUR"), ["30"]);
+    assert_eq!(facts("between 10am and 6pm, 24h a day"), ["10", "24", "6"]);
+}
+
+#[test]
+fn number_words_are_facts() {
+    assert_eq!(facts("fourteen (14) days"), ["14"]);
+    assert_eq!(facts("Thirty days"), ["30"]);
+}
+
+#[test]
+fn identifiers_are_not_facts() {
+    assert!(facts("version v4 of policy").is_empty());
+    assert_eq!(facts("the 1st of May"), ["1"]);
+}
+
+#[test]
+fn leading_zeros_normalised() {
+    assert_eq!(facts("007 and 0.5"), ["0.5", "7"]);
+}
