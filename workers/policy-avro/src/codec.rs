@@ -1,0 +1,125 @@
+//! Typed Avro codec for one topic: encodes with the schema registered at startup, decodes any
+//! payload whose writer schema the registry knows, resolving it to this binary's schema.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use apache_avro::reader::datum::GenericDatumReader;
+use apache_avro::writer::datum::GenericDatumWriter;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::registry::{value_subject, RegistryClient, RegistryError};
+use crate::schemas::SchemaName;
+use crate::wire::{frame, unframe, WireError};
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum DecodeError {
+    #[error("{0}")]
+    Wire(#[from] WireError),
+    #[error("writer schema {id}: {source}")]
+    Schema { id: u32, source: RegistryError },
+    #[error("payload does not match writer schema {id}: {reason}")]
+    Datum { id: u32, reason: String },
+}
+
+impl DecodeError {
+    /// Transient failures (registry down) are retried; everything else is a poison message.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, DecodeError::Schema { source, .. } if source.is_transient())
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("cannot encode {schema:?}: {reason}")]
+pub struct EncodeError {
+    pub schema: SchemaName,
+    pub reason: String,
+}
+
+pub struct AvroCodec<T> {
+    name: SchemaName,
+    schema_id: u32,
+    registry: Arc<RegistryClient>,
+    writer: GenericDatumWriter<'static>,
+    _record: PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize + DeserializeOwned> AvroCodec<T> {
+    /// Registers the value schema of `topic` (TopicNameStrategy) and returns a codec using it.
+    pub async fn register(
+        registry: Arc<RegistryClient>,
+        topic: &str,
+        name: SchemaName,
+    ) -> Result<Self, RegistryError> {
+        let schema_id = registry.register(&value_subject(topic), name).await?;
+        let writer = GenericDatumWriter::builder(name.schema())
+            .build()
+            .map_err(|e| RegistryError::InvalidSchema {
+                id: schema_id,
+                reason: e.to_string(),
+            })?;
+        Ok(AvroCodec {
+            name,
+            schema_id,
+            registry,
+            writer,
+            _record: PhantomData,
+        })
+    }
+
+    pub fn schema_id(&self) -> u32 {
+        self.schema_id
+    }
+
+    pub fn encode(&self, record: &T) -> Result<Vec<u8>, EncodeError> {
+        let datum = self
+            .writer
+            .write_ser_to_vec(record)
+            .map_err(|e| EncodeError {
+                schema: self.name,
+                reason: e.to_string(),
+            })?;
+        Ok(frame(self.schema_id, &datum))
+    }
+
+    pub async fn decode(&self, payload: &[u8]) -> Result<T, DecodeError> {
+        let (id, mut datum) = unframe(payload)?;
+        let datum_error = |e: apache_avro::Error| DecodeError::Datum {
+            id,
+            reason: e.to_string(),
+        };
+        if id == self.schema_id {
+            // Written with our own schema: deserialise straight into the record.
+            let reader = GenericDatumReader::builder(self.name.schema())
+                .build()
+                .map_err(datum_error)?;
+            let record = reader.read_deser(&mut datum).map_err(datum_error)?;
+            return ensure_consumed(id, datum, record);
+        }
+        let writer = self
+            .registry
+            .writer_schema(id)
+            .await
+            .map_err(|source| DecodeError::Schema { id, source })?;
+        let reader = GenericDatumReader::builder(&writer)
+            .reader_schema(self.name.schema())
+            .build()
+            .map_err(datum_error)?;
+        let value = reader.read_value(&mut datum).map_err(datum_error)?;
+        let record = apache_avro::from_value(&value).map_err(datum_error)?;
+        ensure_consumed(id, datum, record)
+    }
+}
+
+/// Trailing bytes mean the payload was not written with the schema its header names.
+fn ensure_consumed<T>(id: u32, rest: &[u8], record: T) -> Result<T, DecodeError> {
+    if rest.is_empty() {
+        Ok(record)
+    } else {
+        Err(DecodeError::Datum {
+            id,
+            reason: format!("{} trailing byte(s) after the record", rest.len()),
+        })
+    }
+}

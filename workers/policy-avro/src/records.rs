@@ -1,0 +1,178 @@
+//! Rust mirrors of the `.avsc` records. Field names match the schemas exactly; timestamps are
+//! epoch milliseconds (Avro `timestamp-millis`), always UTC.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatTurn {
+    pub conversation_id: String,
+    pub turn_id: String,
+    pub user_id: Option<String>,
+    pub question: String,
+    pub locale: Option<String>,
+    pub channel: Option<String>,
+    pub session_region: Option<String>,
+    pub billing_region: Option<String>,
+    pub ip_region: Option<String>,
+    pub purchase_at: Option<i64>,
+    pub order_id: Option<String>,
+    pub employee_id: Option<String>,
+    pub sent_at: i64,
+    pub order_facts: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputCoordinates {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnState {
+    pub turn: ChatTurn,
+    pub input: InputCoordinates,
+    pub received_at: i64,
+    pub stage_latency_ms: BTreeMap<String, f64>,
+    pub enrichment: Option<Enrichment>,
+    pub retrieval: Option<Retrieval>,
+    pub draft: Option<Draft>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Enrichment {
+    pub sanitized_question: String,
+    pub region: String,
+    pub region_source: String,
+    pub region_disagreement: bool,
+    pub region_low_confidence: bool,
+    pub version_id: String,
+    pub effective_at: Option<i64>,
+    pub ambiguous_cutover_at: Option<i64>,
+    pub banner: Option<String>,
+    pub shadow_review: bool,
+    pub manifest_sha: String,
+    pub manifest_git_sha: Option<String>,
+    pub pii_types: Vec<String>,
+    pub injection_score: f64,
+    pub guardrail_flags: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Retrieval {
+    pub clauses: Vec<RetrievedClause>,
+    pub confidence: f64,
+    pub tier: String,
+    pub backend: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RetrievedClause {
+    pub clause_id: String,
+    pub version_id: String,
+    pub title: String,
+    pub text: String,
+    pub score: f64,
+    pub lexical_rank: Option<i32>,
+    pub vector_rank: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Draft {
+    pub text: String,
+    pub generator: String,
+    pub attempts: i32,
+    pub disclaimer: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Citation {
+    pub clause_id: String,
+    pub version_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyAnswer {
+    pub conversation_id: String,
+    pub turn_id: String,
+    pub user_id: Option<String>,
+    pub question: String,
+    pub answer_text: String,
+    pub citations: Vec<Citation>,
+    pub resolved_region: String,
+    pub region_source: String,
+    pub region_disagreement: bool,
+    pub resolved_version: String,
+    pub effective_at: Option<i64>,
+    pub manifest_sha: String,
+    pub confidence: f64,
+    pub tier: String,
+    pub disclaimer: Option<String>,
+    pub banner: Option<String>,
+    pub judge_verdict: String,
+    pub judge_reasons: Vec<String>,
+    pub input: InputCoordinates,
+    pub stage_latency_ms: BTreeMap<String, f64>,
+    pub answered_at: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Escalation {
+    pub conversation_id: String,
+    pub turn_id: String,
+    pub user_id: Option<String>,
+    pub question: String,
+    pub reason_code: String,
+    pub reasons: Vec<String>,
+    pub summary: String,
+    pub resolved_region: Option<String>,
+    pub resolved_version: Option<String>,
+    pub manifest_sha: Option<String>,
+    pub context: BTreeMap<String, String>,
+    pub input: InputCoordinates,
+    pub stage_latency_ms: BTreeMap<String, f64>,
+    pub escalated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadLetter {
+    pub source_topic: String,
+    pub source_partition: i32,
+    pub source_offset: i64,
+    #[serde(with = "apache_avro::serde::bytes_opt")]
+    pub key: Option<Vec<u8>>,
+    pub stage: String,
+    pub error: String,
+    #[serde(with = "apache_avro::serde::bytes")]
+    pub original: Vec<u8>,
+    pub failed_at: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangedDocument {
+    pub path: String,
+    pub change: String,
+    pub region: Option<String>,
+    pub version_id: Option<String>,
+    pub content: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyChange {
+    pub git_sha: String,
+    pub previous_sha: Option<String>,
+    pub manifest_json: String,
+    pub manifest_sha: String,
+    pub changed_documents: Vec<ChangedDocument>,
+    pub published_at: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestRecord {
+    pub git_sha: String,
+    pub manifest_json: String,
+    pub manifest_sha: String,
+    pub published_at: i64,
+}

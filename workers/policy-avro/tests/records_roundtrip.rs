@@ -1,0 +1,266 @@
+//! Every record type survives a trip through its own schema, with optional fields both set and
+//! unset; and data written with an older schema resolves into the current record.
+
+use std::collections::BTreeMap;
+
+use apache_avro::reader::datum::GenericDatumReader;
+use apache_avro::writer::datum::GenericDatumWriter;
+use apache_avro::Schema;
+use policy_avro::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+fn roundtrip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    name: SchemaName,
+    record: T,
+) {
+    let bytes = GenericDatumWriter::builder(name.schema())
+        .build()
+        .unwrap()
+        .write_ser_to_vec(&record)
+        .unwrap();
+    let reader = GenericDatumReader::builder(name.schema()).build().unwrap();
+    let back: T = reader.read_deser(&mut bytes.as_slice()).unwrap();
+    assert_eq!(back, record, "{name:?}");
+    // The generic (Value) path used for foreign writer schemas must agree.
+    let value = GenericDatumReader::builder(name.schema())
+        .reader_schema(name.schema())
+        .build()
+        .unwrap()
+        .read_value(&mut bytes.as_slice())
+        .unwrap();
+    assert_eq!(
+        apache_avro::from_value::<T>(&value).unwrap(),
+        record,
+        "{name:?} via Value"
+    );
+}
+
+fn turn() -> ChatTurn {
+    ChatTurn {
+        conversation_id: "c-1".into(),
+        turn_id: "t-1".into(),
+        user_id: Some("u-1".into()),
+        question: "What is my return window?".into(),
+        locale: Some("en-IE".into()),
+        channel: None,
+        session_region: Some("eu".into()),
+        billing_region: None,
+        ip_region: Some("us".into()),
+        purchase_at: Some(1_768_471_200_000),
+        order_id: None,
+        employee_id: None,
+        sent_at: 1_779_000_000_000,
+        order_facts: Some(BTreeMap::from([(
+            "item_category".into(),
+            "electronics".into(),
+        )])),
+    }
+}
+
+fn coordinates() -> InputCoordinates {
+    InputCoordinates {
+        topic: "policy.turns".into(),
+        partition: 3,
+        offset: 42,
+    }
+}
+
+#[test]
+fn chat_turn() {
+    roundtrip(SchemaName::ChatTurn, turn());
+    roundtrip(
+        SchemaName::ChatTurn,
+        ChatTurn {
+            sent_at: 1,
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn turn_state_at_every_stage() {
+    let mut state = TurnState {
+        turn: turn(),
+        input: coordinates(),
+        received_at: 5,
+        ..Default::default()
+    };
+    roundtrip(SchemaName::TurnState, state.clone());
+    state.stage_latency_ms.insert("enrich".into(), 0.25);
+    state.enrichment = Some(Enrichment {
+        sanitized_question: "What is my return window?".into(),
+        region: "eu".into(),
+        region_source: "session".into(),
+        region_disagreement: true,
+        region_low_confidence: true,
+        version_id: "eu-v3".into(),
+        effective_at: Some(1_768_471_200_000),
+        ambiguous_cutover_at: None,
+        banner: None,
+        shadow_review: false,
+        manifest_sha: "abc".into(),
+        manifest_git_sha: Some("def".into()),
+        pii_types: vec!["email".into()],
+        injection_score: 0.1,
+        guardrail_flags: vec![],
+    });
+    state.retrieval = Some(Retrieval {
+        clauses: vec![RetrievedClause {
+            clause_id: "eu-v3#sec-3.2".into(),
+            version_id: "eu-v3".into(),
+            title: "Return window".into(),
+            text: "14 days".into(),
+            score: 0.8,
+            lexical_rank: Some(1),
+            vector_rank: None,
+        }],
+        confidence: 0.8,
+        tier: "answer".into(),
+        backend: "embedded".into(),
+    });
+    state.draft = Some(Draft {
+        text: "x".into(),
+        generator: "extractive".into(),
+        attempts: 1,
+        disclaimer: None,
+    });
+    roundtrip(SchemaName::TurnState, state);
+}
+
+#[test]
+fn outcomes() {
+    roundtrip(
+        SchemaName::PolicyAnswer,
+        PolicyAnswer {
+            turn_id: "t".into(),
+            citations: vec![Citation {
+                clause_id: "eu-v4#sec-3.2".into(),
+                version_id: "eu-v4".into(),
+            }],
+            input: coordinates(),
+            judge_reasons: vec!["ok".into()],
+            banner: Some("banner".into()),
+            ..Default::default()
+        },
+    );
+    roundtrip(
+        SchemaName::Escalation,
+        Escalation {
+            reason_code: "prompt_injection".into(),
+            context: BTreeMap::from([("region".into(), "eu".into())]),
+            input: coordinates(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn dead_letter_keeps_original_bytes() {
+    roundtrip(
+        SchemaName::DeadLetter,
+        DeadLetter {
+            source_topic: "policy.turns".into(),
+            source_partition: 1,
+            source_offset: 7,
+            key: Some(vec![0xff, 0x00]),
+            stage: "enrich".into(),
+            error: "magic byte".into(),
+            original: vec![0xde, 0xad, 0xbe, 0xef],
+            failed_at: 9,
+        },
+    );
+    roundtrip(SchemaName::DeadLetter, DeadLetter::default());
+}
+
+#[test]
+fn policy_change_and_manifest() {
+    roundtrip(
+        SchemaName::PolicyChange,
+        PolicyChange {
+            git_sha: "a".into(),
+            previous_sha: None,
+            changed_documents: vec![ChangedDocument {
+                path: "eu/v5/returns.md".into(),
+                change: "added".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+    );
+    roundtrip(
+        SchemaName::ManifestRecord,
+        ManifestRecord {
+            git_sha: "a".into(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn older_writer_schema_resolves_into_current_record() {
+    // ChatTurn as a producer that predates `order_facts` and `employee_id` would write it.
+    let old_source = SchemaName::ChatTurn
+        .source()
+        .replace(r#"{"name": "employee_id", "type": ["null", "string"], "default": null},"#, "")
+        .replace(
+            r#",
+    {"name": "order_facts", "type": ["null", {"type": "map", "values": "string"}], "default": null, "doc": "Order attributes for eligibility questions (e.g. item_category)."}"#,
+            "",
+        );
+    let old = Schema::parse_str(&old_source).unwrap();
+    assert_ne!(
+        old.canonical_form(),
+        SchemaName::ChatTurn.schema().canonical_form(),
+        "fields removed"
+    );
+    #[derive(Serialize)]
+    struct OldTurn {
+        conversation_id: String,
+        turn_id: String,
+        user_id: Option<String>,
+        question: String,
+        locale: Option<String>,
+        channel: Option<String>,
+        session_region: Option<String>,
+        billing_region: Option<String>,
+        ip_region: Option<String>,
+        purchase_at: Option<i64>,
+        order_id: Option<String>,
+        sent_at: i64,
+    }
+    let old_turn = OldTurn {
+        conversation_id: "c".into(),
+        turn_id: "t".into(),
+        user_id: None,
+        question: "q".into(),
+        locale: None,
+        channel: None,
+        session_region: Some("jp".into()),
+        billing_region: None,
+        ip_region: None,
+        purchase_at: None,
+        order_id: None,
+        sent_at: 3,
+    };
+    let bytes = GenericDatumWriter::builder(&old)
+        .build()
+        .unwrap()
+        .write_ser_to_vec(&old_turn)
+        .unwrap();
+    let value = GenericDatumReader::builder(&old)
+        .reader_schema(SchemaName::ChatTurn.schema())
+        .build()
+        .unwrap()
+        .read_value(&mut bytes.as_slice())
+        .unwrap();
+    let current: ChatTurn = apache_avro::from_value(&value).unwrap();
+    assert_eq!(current.session_region.as_deref(), Some("jp"));
+    assert_eq!((current.employee_id, current.order_facts), (None, None));
+    assert!(check_compatibility(
+        CompatibilityLevel::Backward,
+        SchemaName::ChatTurn.schema(),
+        &[old]
+    )
+    .is_ok());
+}
