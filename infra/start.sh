@@ -9,11 +9,12 @@ start_tansu() {
   if port_open "$KAFKA_PORT"; then log "port $KAFKA_PORT is taken by another process"; exit 1; fi
   [ -x "$TANSU_BIN" ] || { log "tansu missing: run infra/install.sh"; exit 1; }
   local logfile="$RUN_DIR/logs/tansu.log"
-  # SQLite, not memory://: the memory engine under-reports high watermarks.
-  nohup "$TANSU_BIN" broker \
+  # SQLite, not memory://: the memory engine under-reports high watermarks. tansu resolves the
+  # sqlite:// path against its working directory, so it runs from its data folder.
+  (cd "$RUN_DIR/tansu" && exec nohup "$TANSU_BIN" broker \
     --listener-url "tcp://$KAFKA_HOST:$KAFKA_PORT" \
     --advertised-listener-url "tcp://$KAFKA_HOST:$KAFKA_PORT" \
-    --storage-engine "sqlite://$RUN_DIR/tansu/tansu.db" >"$logfile" 2>&1 &
+    --storage-engine "sqlite://tansu.db") >"$logfile" 2>&1 &
   echo $! >"$RUN_DIR/pids/tansu.pid"
   wait_for tansu 30 "$logfile" port_open "$KAFKA_PORT"
 }

