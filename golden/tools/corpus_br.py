@@ -39,7 +39,7 @@ CLAUSES = {
         "For withdrawal, the product must be returned with its packaging, accessories, manuals and invoice. Exchanges for convenience outside the withdrawal period require the product to be unused and with the original labels."),
     "return_window": ("Withdrawal period",
         "You may withdraw from an online purchase within {return_days} days of receiving the product, without giving any reason, as provided in article 49 of the Consumer Protection Code. {return_window_extra}Request the withdrawal in My Orders within this period."),
-    "return_exclusions": ("Exceptions",
+    "return_exclusions": ("Products excluded from exchanges",
         "Exchanges for convenience do not apply to underwear, swimwear, personalised products and perishable goods; the statutory right of withdrawal for online purchases still applies to them within the withdrawal period."),
     "return_how": ("How to return",
         "In My Orders, select the product and choose Return. You will receive a reverse logistics code to post the product free of charge at any Correios agency within 5 days."),

@@ -1,0 +1,130 @@
+//! A bounded LRU cache in front of any embedder, keyed by normalised text: customers ask the
+//! same few questions over and over, and the model is the most expensive step of a turn.
+
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use lru::LruCache;
+
+use crate::embed::{EmbedError, Embedder};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub entries: usize,
+}
+
+impl CacheStats {
+    pub fn hit_rate(&self) -> f64 {
+        let total = self.hits + self.misses;
+        if total == 0 {
+            0.0
+        } else {
+            self.hits as f64 / total as f64
+        }
+    }
+}
+
+pub struct CachedEmbedder<E> {
+    inner: E,
+    cache: Mutex<LruCache<String, Arc<Vec<f32>>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// Case and whitespace do not change what a customer asks.
+pub fn cache_key(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+impl<E: Embedder> CachedEmbedder<E> {
+    pub fn new(inner: E, capacity: usize) -> Self {
+        let capacity = NonZeroUsize::new(capacity.max(1)).expect("at least 1");
+        CachedEmbedder {
+            inner,
+            cache: Mutex::new(LruCache::new(capacity)),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            entries: self.cache.lock().expect("cache lock").len(),
+        }
+    }
+
+    pub fn inner(&self) -> &E {
+        &self.inner
+    }
+
+    /// The query embedding, from the cache when the normalised text was seen before.
+    pub fn embed_query(&self, text: &str) -> Result<Arc<Vec<f32>>, EmbedError> {
+        let key = cache_key(text);
+        if let Some(hit) = self.cache.lock().expect("cache lock").get(&key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(hit.clone());
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        // Embed outside the lock: two threads may compute the same key once each, which is
+        // cheaper than serialising every miss behind one model call.
+        let vector = Arc::new(self.inner.embed(&key)?);
+        self.cache
+            .lock()
+            .expect("cache lock")
+            .put(key, vector.clone());
+        Ok(vector)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Counts calls; its vectors encode the text length so results can be told apart.
+    struct Counting(AtomicUsize);
+
+    impl Embedder for Counting {
+        fn model_id(&self) -> &str {
+            "counting"
+        }
+        fn dimension(&self) -> usize {
+            1
+        }
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.fetch_add(texts.len(), Ordering::SeqCst);
+            Ok(texts.iter().map(|t| vec![t.len() as f32]).collect())
+        }
+    }
+
+    #[test]
+    fn normalised_repeats_hit_the_cache() {
+        let cached = CachedEmbedder::new(Counting(AtomicUsize::new(0)), 10);
+        let a = cached.embed_query("What is my  return window?").unwrap();
+        let b = cached.embed_query("what is my return window?").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(cached.inner().0.load(Ordering::SeqCst), 1);
+        let stats = cached.stats();
+        assert_eq!((stats.hits, stats.misses, stats.entries), (1, 1, 1));
+        assert_eq!(stats.hit_rate(), 0.5);
+    }
+
+    #[test]
+    fn capacity_bounds_the_cache_lru_first() {
+        let cached = CachedEmbedder::new(Counting(AtomicUsize::new(0)), 2);
+        for q in ["a", "bb", "a", "ccc", "bb"] {
+            cached.embed_query(q).unwrap();
+        }
+        // "bb" was least recently used when "ccc" arrived, so it was evicted and re-embedded.
+        assert_eq!(cached.inner().0.load(Ordering::SeqCst), 4);
+        assert_eq!(cached.stats().entries, 2);
+    }
+}

@@ -1,0 +1,162 @@
+//! Corpus → index: chunk every clause of a version at sentence boundaries, embed the chunks in
+//! batches, and replace the version in the index. Versions whose content did not change are
+//! skipped, so re-running an index build is cheap and idempotent.
+
+use std::time::Instant;
+
+use policy_core::{chunk_clause, Corpus};
+use sha2::{Digest, Sha256};
+
+use crate::embed::Embedder;
+use crate::index::{ChunkRecord, EmbeddedIndex};
+use crate::retriever::SearchError;
+
+/// Longest chunk in characters: comfortably under the model's 256-token limit.
+pub const MAX_CHUNK_CHARS: usize = 700;
+const EMBED_BATCH: usize = 16;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexReport {
+    pub indexed_versions: Vec<String>,
+    pub unchanged_versions: Vec<String>,
+    pub chunks: usize,
+    pub seconds: f64,
+}
+
+/// Chunks of every clause of a version. A section whose text continues into sub-clauses is
+/// indexed through those sub-clauses: its own intro would otherwise compete with them for
+/// every question about the section. Each clause also gets a title-only chunk, because
+/// customers' questions often paraphrase the heading ("lost parcel") rather than the rule.
+pub fn chunk_records(corpus: &Corpus, version_id: &str, status: &str) -> Vec<ChunkRecord> {
+    corpus
+        .version_clauses(version_id)
+        .filter(|clause| clause.text == clause.body)
+        .flat_map(|clause| {
+            // "Right of withdrawal and returns: Withdrawal period" says more than the heading alone.
+            let context = section_title(corpus, clause)
+                .map(|s| format!("{s}: {}", clause.title))
+                .unwrap_or_else(|| clause.title.clone());
+            let title = ChunkRecord {
+                chunk_id: format!("{}/title", clause.clause_id),
+                clause_id: clause.clause_id.clone(),
+                version_id: clause.version_id.clone(),
+                region: clause.region.clone(),
+                title: clause.title.clone(),
+                text: context.clone(),
+                clause_text: clause.text.clone(),
+                status: status.to_string(),
+            };
+            let body_context = context.clone();
+            let body = chunk_clause(clause, MAX_CHUNK_CHARS)
+                .into_iter()
+                .map(move |chunk| ChunkRecord {
+                    chunk_id: chunk.chunk_id,
+                    clause_id: clause.clause_id.clone(),
+                    version_id: clause.version_id.clone(),
+                    region: clause.region.clone(),
+                    title: clause.title.clone(),
+                    text: format!(
+                        "{body_context}. {}",
+                        chunk
+                            .text
+                            .strip_prefix(&format!("{}. ", clause.title))
+                            .unwrap_or(&chunk.text)
+                    ),
+                    clause_text: clause.text.clone(),
+                    status: status.to_string(),
+                });
+            let sentences: Vec<ChunkRecord> = {
+                let parts = policy_core::text::split_sentences(&clause.body);
+                if parts.len() > 1 {
+                    parts
+                        .iter()
+                        .enumerate()
+                        .map(|(n, sentence)| ChunkRecord {
+                            chunk_id: format!("{}/s{n}", clause.clause_id),
+                            clause_id: clause.clause_id.clone(),
+                            version_id: clause.version_id.clone(),
+                            region: clause.region.clone(),
+                            title: clause.title.clone(),
+                            text: format!("{context}. {sentence}"),
+                            clause_text: clause.text.clone(),
+                            status: status.to_string(),
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                }
+            };
+            std::iter::once(title).chain(body).chain(sentences)
+        })
+        .collect()
+}
+
+/// Title of the enclosing numbered section (`3` for clause `3.2`), if any.
+fn section_title<'a>(corpus: &'a Corpus, clause: &policy_core::Clause) -> Option<&'a str> {
+    let number = clause.number.as_deref()?;
+    let (parent, _) = number.rsplit_once('.')?;
+    corpus
+        .clause(&format!("{}#sec-{parent}", clause.version_id))
+        .map(|c| c.title.as_str())
+}
+
+/// Identifies the exact content a version was indexed from (and the model that embedded it).
+pub fn fingerprint(chunks: &[ChunkRecord], model_id: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(model_id.as_bytes());
+    for chunk in chunks {
+        for part in [
+            &chunk.chunk_id,
+            &chunk.title,
+            &chunk.text,
+            &chunk.clause_text,
+            &chunk.status,
+        ] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+    }
+    hex::encode(hasher.finalize())
+}
+
+/// Indexes `versions` of `corpus` (chunks built by `chunks_of`), reporting progress as
+/// (chunks embedded, chunks to embed).
+pub fn index_versions(
+    index: &EmbeddedIndex,
+    embedder: &dyn Embedder,
+    versions: Vec<(String, Vec<ChunkRecord>)>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<IndexReport, SearchError> {
+    let started = Instant::now();
+    let existing = index.indexed_versions();
+    let mut report = IndexReport::default();
+    let mut todo = Vec::new();
+    for (version_id, chunks) in versions {
+        let print = fingerprint(&chunks, embedder.model_id());
+        if existing.get(&version_id) == Some(&print) {
+            report.unchanged_versions.push(version_id);
+        } else {
+            todo.push((version_id, print, chunks));
+        }
+    }
+    let total: usize = todo.iter().map(|(_, _, c)| c.len()).sum();
+    let mut done = 0;
+    let mut batches = Vec::new();
+    for (version_id, print, chunks) in todo {
+        let mut vectors = Vec::with_capacity(chunks.len());
+        for batch in chunks.chunks(EMBED_BATCH) {
+            let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
+            vectors.extend(embedder.embed_batch(&texts)?);
+            done += batch.len();
+            progress(done, total);
+        }
+        report.chunks += chunks.len();
+        report.indexed_versions.push(version_id.clone());
+        batches.push((version_id, print, chunks, vectors));
+    }
+    if !batches.is_empty() {
+        index.replace_versions(batches)?;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}

@@ -1,0 +1,16 @@
+//! Hybrid retrieval that never crosses a policy boundary: both the lexical (BM25) and the vector
+//! leg are restricted to exactly one (region, version) before anything is scored or fused.
+
+pub mod cache;
+pub mod embed;
+pub mod index;
+pub mod indexer;
+pub mod rerank;
+pub mod retriever;
+pub mod synonyms;
+
+pub use cache::{CacheStats, CachedEmbedder};
+pub use embed::{EmbedError, Embedder, MiniLmEmbedder};
+pub use index::{ChunkRecord, EmbeddedIndex, IndexError};
+pub use rerank::{ConfidenceTiers, LexicalCosineReranker, Reranker, Tier};
+pub use retriever::{ClauseHit, EmbeddedRetriever, RetrievalQuery, Retriever, SearchError};

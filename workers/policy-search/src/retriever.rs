@@ -1,0 +1,193 @@
+//! The retrieval contract and its embedded implementation: BM25 and exact vector search, each
+//! restricted to one (region, version) first, fused with reciprocal-rank fusion.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::cache::CachedEmbedder;
+use crate::embed::{dot, EmbedError, Embedder};
+use crate::index::{EmbeddedIndex, IndexError};
+use crate::synonyms::expand_query;
+
+#[derive(Debug, Clone, Copy)]
+pub struct RetrievalQuery<'a> {
+    pub text: &'a str,
+    pub region: &'a str,
+    pub version_id: &'a str,
+    /// Clauses to return.
+    pub top_k: usize,
+}
+
+/// One clause found for a query, with the evidence from each leg.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClauseHit {
+    pub clause_id: String,
+    pub version_id: String,
+    pub region: String,
+    pub title: String,
+    pub text: String,
+    pub status: String,
+    /// Reciprocal-rank fusion score of the best chunk.
+    pub fused: f32,
+    /// Best chunk cosine similarity with the query.
+    pub cosine: f32,
+    /// Best chunk BM25 score (0 when the lexical leg did not find it).
+    pub bm25: f32,
+    pub lexical_rank: Option<u32>,
+    pub vector_rank: Option<u32>,
+    /// Final score after reranking (equals `fused` before).
+    pub score: f32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("{0}")]
+    Embed(#[from] EmbedError),
+    #[error("{0}")]
+    Index(#[from] IndexError),
+    #[error("search backend: {0}")]
+    Backend(String),
+}
+
+pub type SearchFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<ClauseHit>, SearchError>> + Send + 'a>>;
+
+/// Every backend honours the same contract: hits come only from `query.region` and
+/// `query.version_id`, best first, at most `top_k`.
+pub trait Retriever: Send + Sync {
+    fn backend(&self) -> &str;
+    fn retrieve<'a>(&'a self, query: RetrievalQuery<'a>) -> SearchFuture<'a>;
+}
+
+pub type SharedEmbedder = Arc<CachedEmbedder<Box<dyn Embedder>>>;
+
+impl Embedder for Box<dyn Embedder> {
+    fn model_id(&self) -> &str {
+        self.as_ref().model_id()
+    }
+    fn dimension(&self) -> usize {
+        self.as_ref().dimension()
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.as_ref().embed_batch(texts)
+    }
+}
+
+/// RRF constant: 60 is the value from the original paper and what Elasticsearch uses.
+pub const RRF_K: f32 = 60.0;
+/// Candidates per leg before fusion.
+const LEG_DEPTH: usize = 50;
+
+pub struct EmbeddedRetriever {
+    index: Arc<EmbeddedIndex>,
+    embedder: SharedEmbedder,
+}
+
+impl EmbeddedRetriever {
+    pub fn new(index: Arc<EmbeddedIndex>, embedder: SharedEmbedder) -> Self {
+        EmbeddedRetriever { index, embedder }
+    }
+
+    pub fn index(&self) -> &Arc<EmbeddedIndex> {
+        &self.index
+    }
+
+    pub fn embedder(&self) -> &SharedEmbedder {
+        &self.embedder
+    }
+
+    /// Synchronous core, usable from a blocking context.
+    pub fn search(&self, query: RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, SearchError> {
+        let vector = self.embedder.embed_query(query.text)?;
+        let store = self.index.snapshot();
+        let lexical = self.index.lexical(
+            &expand_query(query.text),
+            query.region,
+            query.version_id,
+            LEG_DEPTH,
+        )?;
+        let mut semantic: Vec<(usize, f32)> = store
+            .by_version
+            .get(query.version_id)
+            .map(|ids| {
+                ids.iter()
+                    .filter(|i| store.chunks[**i].region == query.region)
+                    .map(|i| (*i, dot(&vector, store.vector(*i))))
+                    .collect()
+            })
+            .unwrap_or_default();
+        semantic.sort_by(|a, b| b.1.total_cmp(&a.1));
+        semantic.truncate(LEG_DEPTH);
+
+        let mut by_clause: HashMap<&str, ClauseHit> = HashMap::new();
+        let legs = [(&lexical, true), (&semantic, false)];
+        for (hits, is_lexical) in legs {
+            for (rank, (i, score)) in hits.iter().enumerate() {
+                let chunk = &store.chunks[*i];
+                let entry = by_clause
+                    .entry(chunk.clause_id.as_str())
+                    .or_insert_with(|| ClauseHit {
+                        clause_id: chunk.clause_id.clone(),
+                        version_id: chunk.version_id.clone(),
+                        region: chunk.region.clone(),
+                        title: chunk.title.clone(),
+                        text: chunk.clause_text.clone(),
+                        status: chunk.status.clone(),
+                        fused: 0.0,
+                        cosine: f32::MIN,
+                        bm25: 0.0,
+                        lexical_rank: None,
+                        vector_rank: None,
+                        score: 0.0,
+                    });
+                let rank = rank as u32 + 1;
+                // A clause scores by its best chunk in each leg.
+                if is_lexical {
+                    if entry.lexical_rank.is_none() {
+                        entry.lexical_rank = Some(rank);
+                        entry.bm25 = *score;
+                        entry.fused += 1.0 / (RRF_K + rank as f32);
+                    }
+                } else if entry.vector_rank.is_none() {
+                    entry.vector_rank = Some(rank);
+                    entry.cosine = *score;
+                    entry.fused += 1.0 / (RRF_K + rank as f32);
+                }
+            }
+        }
+        let mut hits: Vec<ClauseHit> = by_clause.into_values().collect();
+        for hit in &mut hits {
+            if hit.cosine == f32::MIN {
+                // Found lexically only: compute its cosine so the reranker can still use it.
+                hit.cosine = store
+                    .by_version
+                    .get(query.version_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|i| store.chunks[**i].clause_id == hit.clause_id)
+                    .map(|i| dot(&vector, store.vector(*i)))
+                    .fold(f32::MIN, f32::max);
+            }
+            hit.score = hit.fused;
+        }
+        hits.sort_by(|a, b| {
+            b.fused
+                .total_cmp(&a.fused)
+                .then_with(|| a.clause_id.cmp(&b.clause_id))
+        });
+        hits.truncate(query.top_k);
+        Ok(hits)
+    }
+}
+
+impl Retriever for EmbeddedRetriever {
+    fn backend(&self) -> &str {
+        "embedded"
+    }
+
+    fn retrieve<'a>(&'a self, query: RetrievalQuery<'a>) -> SearchFuture<'a> {
+        Box::pin(async move { self.search(query) })
+    }
+}

@@ -1,0 +1,189 @@
+//! Index persistence, idempotent reindexing and version replacement, with a tiny hand-made
+//! embedder so these properties are checked quickly and independently of the model.
+
+use std::sync::Arc;
+
+use policy_search::indexer::{fingerprint, index_versions};
+use policy_search::{
+    CachedEmbedder, ChunkRecord, EmbedError, EmbeddedIndex, EmbeddedRetriever, Embedder,
+    RetrievalQuery,
+};
+
+/// Bag-of-letters vectors: deterministic, and similar texts get similar vectors.
+struct Letters;
+
+impl Embedder for Letters {
+    fn model_id(&self) -> &str {
+        "letters"
+    }
+    fn dimension(&self) -> usize {
+        26
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; 26];
+                for c in t.to_lowercase().bytes().filter(u8::is_ascii_lowercase) {
+                    v[(c - b'a') as usize] += 1.0;
+                }
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+fn chunk(version: &str, n: u32, text: &str) -> ChunkRecord {
+    let region = version.split('-').next().unwrap();
+    ChunkRecord {
+        chunk_id: format!("{version}#sec-{n}/0"),
+        clause_id: format!("{version}#sec-{n}"),
+        version_id: version.into(),
+        region: region.into(),
+        title: format!("Clause {n}"),
+        text: text.into(),
+        clause_text: text.into(),
+        status: "active".into(),
+    }
+}
+
+fn retriever(index: Arc<EmbeddedIndex>) -> EmbeddedRetriever {
+    EmbeddedRetriever::new(
+        index,
+        Arc::new(CachedEmbedder::new(
+            Box::new(Letters) as Box<dyn Embedder>,
+            16,
+        )),
+    )
+}
+
+#[test]
+fn persists_across_reopen_and_skips_unchanged_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = vec![
+        chunk("eu-v1", 1, "returns within fourteen days"),
+        chunk("eu-v1", 2, "refunds by card"),
+    ];
+    {
+        let index = EmbeddedIndex::open(dir.path()).unwrap();
+        let report = index_versions(
+            &index,
+            &Letters,
+            vec![("eu-v1".into(), v1.clone())],
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!((report.indexed_versions.len(), report.chunks), (1, 2));
+    }
+    let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
+    assert_eq!(index.chunk_count(), 2);
+    assert_eq!(
+        index.indexed_versions()["eu-v1"],
+        fingerprint(&v1, "letters")
+    );
+    let again = index_versions(&index, &Letters, vec![("eu-v1".into(), v1)], |_, _| {}).unwrap();
+    assert_eq!(
+        (again.indexed_versions.len(), again.unchanged_versions.len()),
+        (0, 1)
+    );
+    let hits = retriever(index)
+        .search(RetrievalQuery {
+            text: "returns",
+            region: "eu",
+            version_id: "eu-v1",
+            top_k: 1,
+        })
+        .unwrap();
+    assert_eq!(hits[0].clause_id, "eu-v1#sec-1");
+    assert_eq!(hits[0].lexical_rank, Some(1));
+}
+
+#[test]
+fn replacing_a_version_leaves_others_and_swaps_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
+    let batch = |v: &str, text: &str| (v.to_string(), vec![chunk(v, 1, text)]);
+    index_versions(
+        &index,
+        &Letters,
+        vec![batch("eu-v1", "old text"), batch("eu-v2", "other version")],
+        |_, _| {},
+    )
+    .unwrap();
+    let r = retriever(index.clone());
+    let before = r
+        .search(RetrievalQuery {
+            text: "text",
+            region: "eu",
+            version_id: "eu-v1",
+            top_k: 5,
+        })
+        .unwrap();
+    index_versions(
+        &index,
+        &Letters,
+        vec![batch("eu-v1", "new text replaced")],
+        |_, _| {},
+    )
+    .unwrap();
+    let after = r
+        .search(RetrievalQuery {
+            text: "text",
+            region: "eu",
+            version_id: "eu-v1",
+            top_k: 5,
+        })
+        .unwrap();
+    assert_eq!(before[0].text, "old text");
+    assert_eq!(after.len(), 1, "old chunks of the version are gone");
+    assert_eq!(after[0].text, "new text replaced");
+    assert_eq!(
+        index.version_chunks("eu-v2").len(),
+        1,
+        "other versions untouched"
+    );
+    assert_eq!(index.chunk_count(), 2);
+}
+
+#[test]
+fn lexical_index_rebuilt_when_out_of_step() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let index = EmbeddedIndex::open(dir.path()).unwrap();
+        index_versions(
+            &index,
+            &Letters,
+            vec![("jp-v1".into(), vec![chunk("jp-v1", 1, "eight days")])],
+            |_, _| {},
+        )
+        .unwrap();
+    }
+    // Simulate a crash after the vector store was written but before the lexical commit.
+    std::fs::remove_dir_all(dir.path().join("tantivy")).unwrap();
+    let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
+    let hits = retriever(index)
+        .search(RetrievalQuery {
+            text: "eight",
+            region: "jp",
+            version_id: "jp-v1",
+            top_k: 1,
+        })
+        .unwrap();
+    assert_eq!(hits[0].lexical_rank, Some(1), "lexical leg works again");
+}
+
+#[test]
+fn mismatched_vectors_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = EmbeddedIndex::open(dir.path()).unwrap();
+    let err = index
+        .replace_versions(vec![(
+            "eu-v1".into(),
+            "f".into(),
+            vec![chunk("eu-v1", 1, "x")],
+            vec![],
+        )])
+        .unwrap_err();
+    assert!(err.to_string().contains("0 vectors for 1 chunks"), "{err}");
+}
