@@ -7,10 +7,14 @@
 pub mod citation;
 pub mod clause;
 pub mod corpus;
+pub mod extract;
 pub mod golden;
+pub mod guardrails;
 pub mod instant;
+pub mod judge;
 pub mod manifest;
 pub mod region;
+pub mod synonyms;
 pub mod text;
 pub mod version;
 

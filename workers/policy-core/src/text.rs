@@ -157,24 +157,28 @@ pub fn numeric_facts(text: &str) -> BTreeSet<String> {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphabetic()) {
-            let start = i;
-            while i < bytes.len()
-                && (bytes[i].is_ascii_digit()
-                    || ((bytes[i] == b'.' || bytes[i] == b',')
-                        && i + 1 < bytes.len()
-                        && bytes[i + 1].is_ascii_digit()))
-            {
-                i += 1;
-            }
-            // Identifiers such as "v4" or "sec-3.2" are not facts; neither are parts of words.
-            let glued_to_word =
-                i < bytes.len() && bytes[i].is_ascii_alphabetic() && !is_unit_suffix(&text[i..]);
-            if !glued_to_word {
-                facts.insert(normalize_number(&text[start..i]));
-            }
-        } else {
+        if !bytes[i].is_ascii_digit() {
             i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len()
+            && (bytes[i].is_ascii_digit()
+                || ((bytes[i] == b'.' || bytes[i] == b',')
+                    && i + 1 < bytes.len()
+                    && bytes[i + 1].is_ascii_digit()))
+        {
+            i += 1;
+        }
+        // Identifiers are not facts: "v4" (glued to a word), "sec-4.2" and "eu-v4" (a number
+        // joined to a word by a dash), "4a" (glued to letters that are not a unit).
+        let glued_before = start > 0 && bytes[start - 1].is_ascii_alphabetic();
+        let identifier_dash =
+            start >= 2 && bytes[start - 1] == b'-' && bytes[start - 2].is_ascii_alphabetic();
+        let glued_after =
+            i < bytes.len() && bytes[i].is_ascii_alphabetic() && !is_unit_suffix(&text[i..]);
+        if !(glued_before || identifier_dash || glued_after) {
+            facts.insert(normalize_number(&text[start..i]));
         }
     }
     for word in text.split(|c: char| !(c.is_alphabetic() || c == '-')) {

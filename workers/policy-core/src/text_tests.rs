@@ -95,6 +95,8 @@ fn number_words_are_facts() {
 #[test]
 fn identifiers_are_not_facts() {
     assert!(facts("version v4 of policy").is_empty());
+    assert!(facts("see sec-4.2 and eu-v4#sec-3.2").is_empty());
+    assert_eq!(facts("a 14-day period"), ["14"]);
     assert_eq!(facts("the 1st of May"), ["1"]);
 }
 

@@ -7,7 +7,6 @@ pub mod index;
 pub mod indexer;
 pub mod rerank;
 pub mod retriever;
-pub mod synonyms;
 
 pub use cache::{CacheStats, CachedEmbedder};
 pub use embed::{EmbedError, Embedder, MiniLmEmbedder};

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use policy_core::text::terms;
 
 use crate::retriever::ClauseHit;
-use crate::synonyms::expand_query;
+use policy_core::synonyms::expand_query;
 
 pub trait Reranker: Send + Sync {
     /// Reorders `hits` best first and sets each `score`.

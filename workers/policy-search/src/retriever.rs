@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::cache::CachedEmbedder;
 use crate::embed::{dot, EmbedError, Embedder};
 use crate::index::{EmbeddedIndex, IndexError};
-use crate::synonyms::expand_query;
+use policy_core::synonyms::expand_query;
 
 #[derive(Debug, Clone, Copy)]
 pub struct RetrievalQuery<'a> {

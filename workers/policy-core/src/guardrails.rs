@@ -1,0 +1,357 @@
+//! Input guardrails: make the question safe to process (control characters, whitespace,
+//! length), detect prompt injection and personal data. Decisions are left to the caller; this
+//! module only measures.
+
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sanitized {
+    pub text: String,
+    pub removed_control_chars: usize,
+    pub truncated: bool,
+}
+
+/// Strips control characters, collapses whitespace and cuts at `max_chars` on a word boundary.
+pub fn sanitize(raw: &str, max_chars: usize) -> Sanitized {
+    let mut removed = 0;
+    let cleaned: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_control() && !c.is_whitespace() {
+                removed += 1;
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let mut text = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    let truncated = text.chars().count() > max_chars;
+    if truncated {
+        let cut: String = text.chars().take(max_chars).collect();
+        text = match cut.rfind(' ') {
+            Some(space) if space > max_chars / 2 => cut[..space].to_string(),
+            _ => cut,
+        };
+    }
+    Sanitized {
+        text,
+        removed_control_chars: removed,
+        truncated,
+    }
+}
+
+/// A question is unusable when nothing in it reads as words: empty, symbols, control noise.
+pub fn is_unusable(text: &str) -> bool {
+    !text
+        .split(|c: char| !c.is_alphabetic())
+        .any(|w| w.chars().count() >= 2)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InjectionAssessment {
+    /// 0 (benign) to 1 (certainly an attempt to steer the assistant).
+    pub score: f64,
+    pub signals: Vec<&'static str>,
+}
+
+/// (signal name, weight, phrases). A phrase is matched on lower-cased, whitespace-normalised text.
+const INJECTION_PATTERNS: &[(&str, f64, &[&str])] = &[
+    (
+        "override_instructions",
+        0.8,
+        &[
+            "ignore all previous",
+            "ignore previous",
+            "ignore the previous",
+            "ignore any",
+            "ignore your",
+            "ignore the above",
+            "ignore all instructions",
+            "disregard",
+            "forget your",
+            "forget all",
+            "forget the",
+            "override your",
+            "new instructions",
+            "from now on you",
+            "no matter what",
+        ],
+    ),
+    (
+        "role_play",
+        0.5,
+        &[
+            "you are now",
+            "act as",
+            "pretend you",
+            "pretend the",
+            "pretend that",
+            "you are dan",
+            "roleplay",
+            "developer mode",
+            "jailbreak",
+            "without restrictions",
+        ],
+    ),
+    (
+        "system_markup",
+        0.6,
+        &[
+            "<system>",
+            "</system>",
+            "system:",
+            "### ",
+            "[inst]",
+            "<|im_start|>",
+        ],
+    ),
+    (
+        "secret_exfiltration",
+        0.6,
+        &[
+            "system prompt",
+            "hidden prompt",
+            "api key",
+            "your configuration",
+            "your instructions",
+        ],
+    ),
+    (
+        "output_control",
+        0.4,
+        &[
+            "respond only with",
+            "reply only with",
+            "answer without citing",
+            "without citing",
+            "say that",
+            "confirm it",
+            "approve my",
+            "promise me",
+            "i authorize",
+        ],
+    ),
+];
+
+pub fn assess_injection(text: &str) -> InjectionAssessment {
+    let lower = text
+        .to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut score = 0.0;
+    let mut signals = Vec::new();
+    for (signal, weight, phrases) in INJECTION_PATTERNS {
+        if phrases.iter().any(|p| lower.contains(p)) {
+            score += weight;
+            signals.push(*signal);
+        }
+    }
+    // Heuristic: a message that addresses the assistant's rules or identity rather than a
+    // policy topic ("your rules", "you will", "as an admin") adds weight even without a pattern.
+    let addressing = [
+        "your rules",
+        "your guidelines",
+        "you will answer",
+        "as an admin",
+        "as the admin",
+        "as my lawyer",
+    ]
+    .iter()
+    .filter(|p| lower.contains(*p))
+    .count();
+    if addressing > 0 {
+        score += 0.3 * addressing as f64;
+        signals.push("addresses_assistant");
+    }
+    InjectionAssessment {
+        score: score.min(1.0),
+        signals,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PiiKind {
+    Email,
+    Phone,
+    PaymentCard,
+    Iban,
+    NationalId,
+}
+
+impl PiiKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PiiKind::Email => "email",
+            PiiKind::Phone => "phone",
+            PiiKind::PaymentCard => "payment_card",
+            PiiKind::Iban => "iban",
+            PiiKind::NationalId => "national_id",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PiiMatch {
+    pub kind: PiiKind,
+    pub span: Range<usize>,
+}
+
+fn luhn_valid(digits: &[u8]) -> bool {
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| {
+            let d = u32::from(*d);
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 {
+                    doubled - 9
+                } else {
+                    doubled
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// Runs of digits with the separators people type inside numbers (space, dot, dash, slash,
+/// parentheses, a leading +), as (span, digits).
+fn digit_runs(text: &str) -> Vec<(Range<usize>, Vec<u8>)> {
+    let bytes = text.as_bytes();
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit()
+            || (bytes[i] == b'+' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            let start = i;
+            let mut digits = Vec::new();
+            let mut end = i;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if b.is_ascii_digit() {
+                    digits.push(b - b'0');
+                    end = i + 1;
+                } else if !matches!(b, b' ' | b'.' | b'-' | b'/' | b'(' | b')' | b'+')
+                    || !bytes
+                        .get(i + 1)
+                        .is_some_and(|n| n.is_ascii_digit() || *n == b'(' || *n == b' ')
+                {
+                    break;
+                }
+                i += 1;
+            }
+            runs.push((start..end, digits));
+            i = end.max(start + 1);
+        } else {
+            i += 1;
+        }
+    }
+    runs
+}
+
+pub fn detect_pii(text: &str) -> Vec<PiiMatch> {
+    let mut found = Vec::new();
+    // E-mail: local@domain.tld
+    for (at, _) in text.match_indices('@') {
+        let start = text[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '<' || c == '(')
+            .map_or(0, |p| p + 1);
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || c == '>' || c == ')' || c == ',')
+            .map_or(text.len(), |p| at + p);
+        let domain = text[at + 1..end].trim_end_matches(['.', ',', ';', ':', '?', '!']);
+        if at > start && domain.contains('.') && !domain.starts_with('.') {
+            found.push(PiiMatch {
+                kind: PiiKind::Email,
+                span: start..at + 1 + domain.len(),
+            });
+        }
+    }
+    for (span, digits) in digit_runs(text) {
+        let raw = &text[span.clone()];
+        let kind = match digits.len() {
+            11 if raw.matches('.').count() == 2 && raw.contains('-') => Some(PiiKind::NationalId), // CPF 123.456.789-09
+            9 if raw.len() == 11 && raw.matches('-').count() == 2 => Some(PiiKind::NationalId), // SSN 123-45-6789
+            13..=19 if luhn_valid(&digits) && !raw.starts_with('+') => Some(PiiKind::PaymentCard),
+            9..=15
+                if raw.starts_with('+')
+                    || raw.contains(' ')
+                    || raw.contains('-')
+                    || raw.contains('(') =>
+            {
+                Some(PiiKind::Phone)
+            }
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            found.push(PiiMatch { kind, span });
+        }
+    }
+    // IBAN: two letters, two digits, 11-30 alphanumerics (spaces allowed in groups of four).
+    let compact: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i + 4 <= compact.len() {
+        let (start, a) = compact[i];
+        let starts_word = i == 0 || !compact[i - 1].1.is_alphanumeric();
+        if starts_word
+            && a.is_ascii_uppercase()
+            && compact[i + 1].1.is_ascii_uppercase()
+            && compact[i + 2].1.is_ascii_digit()
+            && compact[i + 3].1.is_ascii_digit()
+        {
+            let mut j = i + 4;
+            let mut count = 4;
+            while j < compact.len()
+                && (compact[j].1.is_ascii_alphanumeric()
+                    || (compact[j].1 == ' '
+                        && compact
+                            .get(j + 1)
+                            .is_some_and(|c| c.1.is_ascii_alphanumeric())))
+            {
+                if compact[j].1 != ' ' {
+                    count += 1;
+                }
+                j += 1;
+            }
+            if (15..=34).contains(&count) {
+                let end = compact.get(j).map_or(text.len(), |c| c.0);
+                found.push(PiiMatch {
+                    kind: PiiKind::Iban,
+                    span: start..end,
+                });
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    found.sort_by_key(|m| m.span.start);
+    found
+}
+
+/// Replaces every match with a placeholder such as `[email]`.
+pub fn redact(text: &str, matches: &[PiiMatch]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for m in matches {
+        if m.span.start < cursor {
+            continue;
+        }
+        out.push_str(&text[cursor..m.span.start]);
+        out.push_str(&format!("[{}]", m.kind.as_str()));
+        cursor = m.span.end;
+    }
+    out.push_str(&text[cursor..]);
+    out
+}
+
+#[cfg(test)]
+#[path = "guardrails_tests.rs"]
+mod tests;
