@@ -48,7 +48,12 @@ pub fn check_compatibility(
     use CompatibilityLevel::*;
     let against: Vec<(usize, &Schema)> = match level {
         None => return Ok(()),
-        Backward | Forward | Full => existing.iter().enumerate().last().into_iter().collect(),
+        Backward | Forward | Full => existing
+            .iter()
+            .enumerate()
+            .next_back()
+            .into_iter()
+            .collect(),
         BackwardTransitive | ForwardTransitive | FullTransitive => {
             existing.iter().enumerate().collect()
         }

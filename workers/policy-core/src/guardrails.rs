@@ -217,7 +217,7 @@ fn luhn_valid(digits: &[u8]) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// Runs of digits with the separators people type inside numbers (space, dot, dash, slash,

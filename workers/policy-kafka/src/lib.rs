@@ -3,6 +3,9 @@
 
 pub mod config;
 pub mod message;
+pub mod metrics;
+pub mod offsets;
+pub mod runtime;
 pub mod topics;
 
 pub use config::KafkaConfig;

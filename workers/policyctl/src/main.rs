@@ -1,9 +1,14 @@
 //! `policyctl`: one binary for operators and workers.
 
+mod cmd_ask;
+mod cmd_eval;
 mod cmd_manifest;
 mod cmd_registry;
 mod cmd_schemas;
 mod cmd_topics;
+mod cmd_worker;
+mod handlers;
+mod topics;
 
 use std::process::ExitCode;
 
@@ -31,6 +36,12 @@ enum Command {
     /// Validate a policy corpus: manifest rules, directories, clauses.
     #[command(subcommand)]
     Manifest(cmd_manifest::ManifestCommand),
+    /// Run a pipeline stage (or all of them) as a consumer-group worker.
+    Worker(cmd_worker::WorkerArgs),
+    /// Send one question through the running workers and print the outcome.
+    Ask(cmd_ask::AskArgs),
+    /// Run golden cases through the pipeline and report accuracy metrics.
+    Eval(cmd_eval::EvalArgs),
     /// Avro schemas: register them, check compatibility of a change.
     #[command(subcommand)]
     Schemas(cmd_schemas::SchemasCommand),
@@ -54,6 +65,9 @@ async fn main() -> ExitCode {
         Command::Topics(c) => cmd_topics::run(c).await,
         Command::Manifest(c) => cmd_manifest::run(c),
         Command::Schemas(c) => cmd_schemas::run(c).await,
+        Command::Eval(args) => cmd_eval::run(args).await,
+        Command::Worker(args) => cmd_worker::run(args).await,
+        Command::Ask(args) => cmd_ask::run(args).await,
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,138 @@
+//! Enrich: input guardrails, region resolution, version resolution by the effective (purchase)
+//! instant, and the manifest pinned to the turn.
+
+use chrono::{DateTime, Duration, Utc};
+use policy_avro::{Enrichment, TurnState};
+use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
+use policy_core::version::VersionOutcome;
+use policy_core::{resolve_region, RegionSignals, VersionResolver};
+
+use crate::config::PipelineConfig;
+use crate::outcome::{escalate, StageOutcome};
+use crate::serving::ServingState;
+
+pub struct Enricher {
+    resolver: VersionResolver,
+    max_question_chars: usize,
+    injection_threshold: f64,
+}
+
+fn instant(millis: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(millis)
+}
+
+impl Enricher {
+    pub fn new(config: &PipelineConfig) -> Enricher {
+        Enricher {
+            resolver: VersionResolver {
+                ambiguity_window: Duration::hours(config.cutover_ambiguity_hours),
+            },
+            max_question_chars: config.max_question_chars,
+            injection_threshold: config.injection_threshold,
+        }
+    }
+
+    pub fn enrich(&self, serving: &ServingState, mut state: TurnState) -> StageOutcome {
+        let stop = |state: &TurnState, code: &str, reasons: Vec<String>| {
+            StageOutcome::Final(Box::new(escalate(state, code, reasons)))
+        };
+        let sanitized = sanitize(&state.turn.question, self.max_question_chars);
+        let mut flags = Vec::new();
+        if sanitized.removed_control_chars > 0 {
+            flags.push("control_chars_removed".to_string());
+        }
+        if sanitized.truncated {
+            flags.push("truncated".to_string());
+        }
+        if is_unusable(&sanitized.text) {
+            return stop(
+                &state,
+                "unusable_input",
+                vec!["the question contains no words".into()],
+            );
+        }
+        let pii = detect_pii(&sanitized.text);
+        let pii_types: Vec<String> = pii.iter().map(|m| m.kind.as_str().to_string()).collect();
+        // Personal data is never sent further down the pipeline (or to an LLM).
+        let question = redact(&sanitized.text, &pii);
+        if !pii.is_empty() {
+            flags.push("pii_redacted".to_string());
+        }
+        let injection = assess_injection(&question);
+        let turn = &state.turn;
+        let signals = RegionSignals {
+            session: turn.session_region.as_deref(),
+            billing: turn.billing_region.as_deref(),
+            ip: turn.ip_region.as_deref(),
+        };
+        let mut enrichment = Enrichment {
+            sanitized_question: question,
+            pii_types,
+            injection_score: injection.score,
+            guardrail_flags: flags,
+            manifest_sha: serving.manifest_sha.clone(),
+            manifest_git_sha: serving.git_sha.clone(),
+            effective_at: turn.purchase_at,
+            ..Default::default()
+        };
+        if injection.score >= self.injection_threshold {
+            enrichment
+                .guardrail_flags
+                .extend(injection.signals.iter().map(|s| format!("injection:{s}")));
+            state.enrichment = Some(enrichment);
+            let reason = format!(
+                "prompt injection suspected (score {:.2}: {})",
+                injection.score,
+                injection.signals.join(", ")
+            );
+            return stop(&state, "prompt_injection", vec![reason]);
+        }
+        let region = match resolve_region(signals) {
+            Ok(region) => region,
+            Err(e) => {
+                state.enrichment = Some(enrichment);
+                return stop(&state, "no_region", vec![e.to_string()]);
+            }
+        };
+        enrichment.region = region.region.clone();
+        enrichment.region_source = region.source.as_str().to_string();
+        enrichment.region_disagreement = region.disagreement;
+        enrichment.region_low_confidence = region.low_confidence;
+        let effective = turn.purchase_at.and_then(instant);
+        let as_of = instant(turn.sent_at).unwrap_or_else(Utc::now);
+        match self
+            .resolver
+            .resolve(&serving.manifest, &region.region, effective, as_of)
+        {
+            VersionOutcome::Resolved {
+                version,
+                ambiguous_cutover: None,
+            } => enrichment.version_id = version.id,
+            VersionOutcome::Resolved {
+                version,
+                ambiguous_cutover: Some(cutover),
+            } => {
+                enrichment.version_id = version.id.clone();
+                enrichment.ambiguous_cutover_at = Some(cutover.timestamp_millis());
+                state.enrichment = Some(enrichment);
+                let reason = format!("purchase instant is within the ambiguity window of the {cutover} cutover ({} would apply)", version.id);
+                return stop(&state, "ambiguous_cutover", vec![reason]);
+            }
+            VersionOutcome::Latest { version, banner } => {
+                enrichment.version_id = version.id;
+                enrichment.banner = Some(banner);
+                enrichment.shadow_review = true;
+            }
+            VersionOutcome::Escalate(escalation) => {
+                state.enrichment = Some(enrichment);
+                return stop(
+                    &state,
+                    escalation.reason_code(),
+                    vec![escalation.to_string()],
+                );
+            }
+        }
+        state.enrichment = Some(enrichment);
+        StageOutcome::Continue(Box::new(state))
+    }
+}

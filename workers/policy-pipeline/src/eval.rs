@@ -1,0 +1,250 @@
+//! Golden-set metrics from (case, outcome) pairs: pure arithmetic, shared by the in-process and
+//! the via-Kafka evaluation.
+
+use std::collections::BTreeMap;
+
+use policy_core::golden::ExpectedOutcome;
+use policy_core::GoldenCase;
+use serde::Serialize;
+
+use crate::outcome::Outcome;
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Counts {
+    pub cases: usize,
+    pub outcome_correct: usize,
+    pub answered: usize,
+    pub expected_answer: usize,
+    pub expected_escalate: usize,
+    pub escalated_correctly: usize,
+    pub answered_expected_answer: usize,
+    pub version_correct: usize,
+    pub expected_clause_cited: usize,
+    pub citations: usize,
+    pub citations_with_facts: usize,
+    pub grounded_answers: usize,
+    pub wrong_version_answers: usize,
+    pub facts_contained: usize,
+}
+
+fn ratio(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        1.0
+    } else {
+        n as f64 / d as f64
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Metrics {
+    pub cases: usize,
+    pub outcome_accuracy: f64,
+    /// Of answers to answerable cases: cited the expected version.
+    pub version_accuracy: f64,
+    /// Of answerable cases answered: the expected clause is among the citations.
+    pub expected_clause_citation_rate: f64,
+    /// Of all citations: the cited clause contains the facts the answer states.
+    pub citation_precision: f64,
+    /// Of answers: every citation is from the resolved version.
+    pub citation_grounding_rate: f64,
+    pub wrong_version_answers: usize,
+    /// Of answerable cases answered: every expected fact appears in the answer.
+    pub facts_contained_rate: f64,
+    /// Share of all turns answered without a human.
+    pub deflection_rate: f64,
+    pub escalation_precision: f64,
+    pub escalation_recall: f64,
+}
+
+impl Counts {
+    pub fn metrics(&self) -> Metrics {
+        let escalated = self.cases - self.answered;
+        Metrics {
+            cases: self.cases,
+            outcome_accuracy: ratio(self.outcome_correct, self.cases),
+            version_accuracy: ratio(self.version_correct, self.answered_expected_answer),
+            expected_clause_citation_rate: ratio(
+                self.expected_clause_cited,
+                self.answered_expected_answer,
+            ),
+            citation_precision: ratio(self.citations_with_facts, self.citations),
+            citation_grounding_rate: ratio(self.grounded_answers, self.answered),
+            wrong_version_answers: self.wrong_version_answers,
+            facts_contained_rate: ratio(self.facts_contained, self.answered_expected_answer),
+            deflection_rate: ratio(self.answered, self.cases),
+            escalation_precision: ratio(self.escalated_correctly, escalated),
+            escalation_recall: ratio(self.escalated_correctly, self.expected_escalate),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Failure {
+    pub case_id: String,
+    pub expected: String,
+    pub got: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Evaluation {
+    pub overall: Counts,
+    pub by_region: BTreeMap<String, Counts>,
+    pub by_version: BTreeMap<String, Counts>,
+    pub by_decay_class: BTreeMap<String, Counts>,
+    pub failures: Vec<Failure>,
+}
+
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Answer(a) => {
+            let cited: Vec<&str> = a.citations.iter().map(|c| c.clause_id.as_str()).collect();
+            format!(
+                "answer citing {}: {}",
+                cited.join(","),
+                a.answer_text.chars().take(120).collect::<String>()
+            )
+        }
+        Outcome::Escalate(e) => format!("escalate ({}): {}", e.reason_code, e.reasons.join("; ")),
+    }
+}
+
+impl Evaluation {
+    /// Scores one case. `clause_text` looks up a clause's text in the corpus.
+    pub fn record(
+        &mut self,
+        case: &GoldenCase,
+        outcome: &Outcome,
+        clause_text: &dyn Fn(&str) -> Option<String>,
+    ) {
+        let mut c = Counts {
+            cases: 1,
+            ..Default::default()
+        };
+        let expected_answer = case.expected_outcome == ExpectedOutcome::Answer;
+        c.expected_answer = expected_answer as usize;
+        c.expected_escalate = (!expected_answer) as usize;
+        let mut failure = None;
+        match outcome {
+            Outcome::Escalate(_) => {
+                c.outcome_correct = (!expected_answer) as usize;
+                c.escalated_correctly = (!expected_answer) as usize;
+                if expected_answer {
+                    failure = Some(format!(
+                        "answer from {}",
+                        case.expected_clause_id.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+            Outcome::Answer(a) => {
+                c.answered = 1;
+                c.outcome_correct = expected_answer as usize;
+                let grounded = a
+                    .citations
+                    .iter()
+                    .all(|cit| cit.version_id == a.resolved_version);
+                c.grounded_answers = grounded as usize;
+                if !grounded {
+                    c.wrong_version_answers = 1;
+                }
+                let facts_of = |clause_id: &str| {
+                    clause_text(clause_id)
+                        .map(|t| policy_core::text::numeric_facts(&t))
+                        .unwrap_or_default()
+                };
+                let answer_facts = policy_core::text::numeric_facts(
+                    &policy_core::citation::strip_citations(&a.answer_text),
+                );
+                for cit in &a.citations {
+                    c.citations += 1;
+                    c.citations_with_facts += answer_facts
+                        .iter()
+                        .all(|f| facts_of(&cit.clause_id).contains(f))
+                        as usize;
+                }
+                if expected_answer {
+                    c.answered_expected_answer = 1;
+                    let version_ok = case.expected_version_id.as_deref()
+                        == Some(a.resolved_version.as_str())
+                        && a.citations.iter().all(|cit| {
+                            Some(cit.version_id.as_str()) == case.expected_version_id.as_deref()
+                        });
+                    c.version_correct = version_ok as usize;
+                    if !version_ok
+                        && a.citations.iter().any(|cit| {
+                            Some(cit.version_id.as_str()) != case.expected_version_id.as_deref()
+                        })
+                    {
+                        c.wrong_version_answers = 1;
+                    }
+                    let cited = a
+                        .citations
+                        .iter()
+                        .any(|cit| Some(&cit.clause_id) == case.expected_clause_id.as_ref());
+                    c.expected_clause_cited = cited as usize;
+                    let text = a.answer_text.to_lowercase();
+                    let contained = case
+                        .expected_answer_contains
+                        .iter()
+                        .all(|f| text.contains(&f.to_lowercase()));
+                    c.facts_contained = contained as usize;
+                    if !cited || !version_ok {
+                        failure = Some(format!(
+                            "{} citing {}",
+                            case.expected_version_id.as_deref().unwrap_or("?"),
+                            case.expected_clause_id.as_deref().unwrap_or("?")
+                        ));
+                    }
+                } else {
+                    failure = Some("escalate".into());
+                }
+            }
+        }
+        if let Some(expected) = failure {
+            self.failures.push(Failure {
+                case_id: case.id.clone(),
+                expected,
+                got: describe(outcome),
+            });
+        }
+        let region = case
+            .expected_version_id
+            .as_deref()
+            .and_then(|v| v.split('-').next())
+            .or(case.region.as_deref())
+            .unwrap_or("none")
+            .to_string();
+        let version = case
+            .expected_version_id
+            .clone()
+            .unwrap_or_else(|| "(escalation)".into());
+        for bucket in [
+            &mut self.overall,
+            self.by_region.entry(region).or_default(),
+            self.by_version.entry(version).or_default(),
+            self.by_decay_class
+                .entry(case.decay_class.clone())
+                .or_default(),
+        ] {
+            bucket.add(&c);
+        }
+    }
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.cases += o.cases;
+        self.outcome_correct += o.outcome_correct;
+        self.answered += o.answered;
+        self.expected_answer += o.expected_answer;
+        self.expected_escalate += o.expected_escalate;
+        self.escalated_correctly += o.escalated_correctly;
+        self.answered_expected_answer += o.answered_expected_answer;
+        self.version_correct += o.version_correct;
+        self.expected_clause_cited += o.expected_clause_cited;
+        self.citations += o.citations;
+        self.citations_with_facts += o.citations_with_facts;
+        self.grounded_answers += o.grounded_answers;
+        self.wrong_version_answers += o.wrong_version_answers;
+        self.facts_contained += o.facts_contained;
+    }
+}

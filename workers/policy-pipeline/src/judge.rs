@@ -1,0 +1,115 @@
+//! Judge: every answer passes the deterministic rules of `policy_core::judge` or becomes an
+//! escalation. An LLM answer that fails gets one stricter retry first.
+
+use std::sync::Arc;
+
+use policy_avro::{Citation, Draft, PolicyAnswer, TurnState};
+use policy_core::judge::{judge, JudgeInput, RetrievedClause, Verdict};
+
+use crate::generate::{GenerateError, GenerationRequest, Generator};
+use crate::outcome::{escalate, now_millis, Outcome};
+use crate::serving::ServingState;
+
+pub struct JudgeStage {
+    generator: Arc<dyn Generator>,
+    escalate_below: f64,
+}
+
+fn verdict_for(state: &TurnState, serving: &ServingState, escalate_below: f64) -> Verdict {
+    let enrichment = state.enrichment.as_ref().expect("judge runs after enrich");
+    let retrieval = state.retrieval.as_ref().expect("judge runs after retrieve");
+    let draft = state.draft.as_ref().expect("judge runs after generate");
+    let retrieved: Vec<RetrievedClause<'_>> = retrieval
+        .clauses
+        .iter()
+        .map(|c| RetrievedClause {
+            clause_id: &c.clause_id,
+            text: &c.text,
+        })
+        .collect();
+    judge(&JudgeInput {
+        answer: &draft.text,
+        resolved_version: &enrichment.version_id,
+        retrieved: &retrieved,
+        clause_exists: &|id| serving.clause_exists(id),
+        confidence: retrieval.confidence,
+        escalate_below,
+    })
+}
+
+impl JudgeStage {
+    pub fn new(generator: Arc<dyn Generator>, escalate_below: f64) -> JudgeStage {
+        JudgeStage {
+            generator,
+            escalate_below,
+        }
+    }
+
+    pub async fn judge(
+        &self,
+        serving: &ServingState,
+        mut state: TurnState,
+    ) -> Result<Outcome, GenerateError> {
+        let mut verdict = verdict_for(&state, serving, self.escalate_below);
+        if !verdict.passed() && self.generator.retries_on_rejection() {
+            let enrichment = state.enrichment.as_ref().expect("enriched");
+            let retrieval = state.retrieval.as_ref().expect("retrieved");
+            let request = GenerationRequest {
+                question: &enrichment.sanitized_question,
+                version_id: &enrichment.version_id,
+                clauses: &retrieval.clauses,
+                strict: true,
+            };
+            let text = self.generator.generate(request).await?;
+            let draft = state.draft.as_mut().expect("drafted");
+            draft.text = text;
+            draft.attempts += 1;
+            verdict = verdict_for(&state, serving, self.escalate_below);
+        }
+        if !verdict.passed() {
+            let code = verdict.reasons[0].code();
+            let reasons = verdict.reasons.iter().map(ToString::to_string).collect();
+            return Ok(escalate(&state, code, reasons));
+        }
+        Ok(answer(state, &verdict))
+    }
+}
+
+fn answer(state: TurnState, verdict: &Verdict) -> Outcome {
+    let enrichment = state.enrichment.expect("enriched");
+    let retrieval = state.retrieval.expect("retrieved");
+    let Draft {
+        text, disclaimer, ..
+    } = state.draft.expect("drafted");
+    let citations = verdict
+        .cited
+        .iter()
+        .map(|id| Citation {
+            clause_id: id.clone(),
+            version_id: id.split('#').next().unwrap_or_default().to_string(),
+        })
+        .collect();
+    Outcome::Answer(PolicyAnswer {
+        conversation_id: state.turn.conversation_id,
+        turn_id: state.turn.turn_id,
+        user_id: state.turn.user_id,
+        question: enrichment.sanitized_question,
+        answer_text: text,
+        citations,
+        resolved_region: enrichment.region,
+        region_source: enrichment.region_source,
+        region_disagreement: enrichment.region_disagreement,
+        resolved_version: enrichment.version_id,
+        effective_at: enrichment.effective_at,
+        manifest_sha: enrichment.manifest_sha,
+        confidence: retrieval.confidence,
+        tier: retrieval.tier,
+        disclaimer,
+        banner: enrichment.banner,
+        judge_verdict: "pass".into(),
+        judge_reasons: Vec::new(),
+        input: state.input,
+        stage_latency_ms: state.stage_latency_ms,
+        answered_at: now_millis(),
+    })
+}

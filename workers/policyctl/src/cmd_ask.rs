@@ -1,0 +1,166 @@
+//! `policyctl ask`: send one turn through the running workers and print its outcome.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+use policy_avro::{AvroCodec, ChatTurn, Escalation, PolicyAnswer, RegistryClient, SchemaName};
+use policy_core::parse_utc_instant;
+use policy_kafka::KafkaConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::{Message, Offset, TopicPartitionList};
+
+use crate::topics::TopicNames;
+
+#[derive(Args)]
+pub struct AskArgs {
+    question: String,
+    /// Region of the authenticated session.
+    #[arg(long)]
+    region: Option<String>,
+    #[arg(long)]
+    billing_region: Option<String>,
+    #[arg(long)]
+    ip_region: Option<String>,
+    /// Purchase instant (UTC date or RFC 3339); omit to get the current policy with a banner.
+    #[arg(long)]
+    purchased_at: Option<String>,
+    #[arg(long, default_value = "cli")]
+    conversation: String,
+    #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
+    topic_prefix: String,
+    #[arg(long, default_value_t = 60)]
+    timeout_secs: u64,
+    /// Print only the JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
+    let kafka = KafkaConfig::from_env();
+    let topics = TopicNames::with_prefix(&args.topic_prefix);
+    let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
+    let turns =
+        AvroCodec::<ChatTurn>::register(registry.clone(), &topics.turns, SchemaName::ChatTurn)
+            .await?;
+    let answers = AvroCodec::<PolicyAnswer>::register(
+        registry.clone(),
+        &topics.answers,
+        SchemaName::PolicyAnswer,
+    )
+    .await?;
+    let escalations =
+        AvroCodec::<Escalation>::register(registry, &topics.escalations, SchemaName::Escalation)
+            .await?;
+    let purchase_at = args
+        .purchased_at
+        .as_deref()
+        .map(parse_utc_instant)
+        .transpose()?
+        .map(|t| t.timestamp_millis());
+    let turn_id = format!("ask-{}", uuid::Uuid::new_v4().simple());
+    let turn = ChatTurn {
+        conversation_id: args.conversation.clone(),
+        turn_id: turn_id.clone(),
+        question: args.question.clone(),
+        channel: Some("cli".into()),
+        session_region: args.region.clone(),
+        billing_region: args.billing_region.clone(),
+        ip_region: args.ip_region.clone(),
+        purchase_at,
+        sent_at: chrono_now(),
+        ..Default::default()
+    };
+    // Position the reader at the current end of both outcome topics before sending, so the
+    // outcome cannot slip past it.
+    let consumer: BaseConsumer = kafka
+        .consumer(&format!("ask-{}", uuid::Uuid::new_v4().simple()))
+        .create()?;
+    let mut assignment = TopicPartitionList::new();
+    for topic in [&topics.answers, &topics.escalations] {
+        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+        for partition in metadata.topics().iter().flat_map(|t| t.partitions()) {
+            let (_, high) =
+                consumer.fetch_watermarks(topic, partition.id(), Duration::from_secs(10))?;
+            assignment.add_partition_offset(topic, partition.id(), Offset::Offset(high))?;
+        }
+    }
+    consumer.assign(&assignment)?;
+    let producer: FutureProducer = kafka.producer().create()?;
+    producer
+        .send(
+            FutureRecord::to(&topics.turns)
+                .key(&args.conversation)
+                .payload(&turns.encode(&turn)?),
+            Duration::from_secs(10),
+        )
+        .await
+        .map_err(|(e, _)| e)
+        .context("sending the turn")?;
+    let deadline = Instant::now() + Duration::from_secs(args.timeout_secs);
+    while Instant::now() < deadline {
+        let Some(message) = consumer.poll(Duration::from_millis(200)) else {
+            continue;
+        };
+        let message = message?;
+        let payload = message.payload().unwrap_or_default();
+        if message.topic() == topics.answers {
+            let answer = answers.decode(payload).await?;
+            if answer.turn_id == turn_id {
+                print_answer(&answer, args.json)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+        } else {
+            let escalation = escalations.decode(payload).await?;
+            if escalation.turn_id == turn_id {
+                print_escalation(&escalation, args.json)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+    anyhow::bail!("no outcome for turn {turn_id} within {} s: are the workers running (`policyctl worker all`)?", args.timeout_secs)
+}
+
+fn chrono_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
+}
+
+fn print_answer(a: &PolicyAnswer, json_only: bool) -> anyhow::Result<()> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({"outcome": "answer", "answer": a}))?
+    );
+    if !json_only {
+        println!(
+            "\nAnswer ({} {}, tier {}, confidence {:.2}):\n  {}",
+            a.resolved_region, a.resolved_version, a.tier, a.confidence, a.answer_text
+        );
+        for note in [&a.disclaimer, &a.banner].into_iter().flatten() {
+            println!("  Note: {note}");
+        }
+    }
+    Ok(())
+}
+
+fn print_escalation(e: &Escalation, json_only: bool) -> anyhow::Result<()> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(
+            &serde_json::json!({"outcome": "escalation", "escalation": e})
+        )?
+    );
+    if !json_only {
+        println!(
+            "\nEscalated to a human agent ({}):\n  {}",
+            e.reason_code,
+            e.reasons.join("\n  ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! `policyctl eval`: run golden cases through the pipeline and report the metrics the product
+//! is judged by.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use policy_avro::InputCoordinates;
+use policy_core::load_cases;
+use policy_pipeline::embedded;
+use policy_pipeline::eval::{Counts, Evaluation, Metrics};
+use policy_pipeline::golden_turn::turn_for_case;
+use policy_pipeline::PipelineConfig;
+use policy_search::embed::default_model_dir;
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Corpus root (manifest.json and {region}/v{N}/*.md); any corpus in that format.
+    #[arg(long, default_value = "golden/policies")]
+    policies: PathBuf,
+    /// A .jsonl file or a directory of them.
+    #[arg(long, default_value = "golden/cases")]
+    golden: PathBuf,
+    /// Index directory; default: a fresh temporary index of its own.
+    #[arg(long)]
+    index_dir: Option<PathBuf>,
+    /// Print one JSON object with every metric instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Thresholds: exit non-zero when one is not met.
+    #[arg(long, default_value_t = 0.97)]
+    min_outcome_accuracy: f64,
+    #[arg(long, default_value_t = 0.95)]
+    min_expected_clause_citation: f64,
+    #[arg(long, default_value_t = 0)]
+    max_wrong_version_answers: usize,
+    /// Only the first N cases (for quick runs).
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    let mut cases = load_cases(&args.golden).with_context(|| args.golden.display().to_string())?;
+    if let Some(limit) = args.limit {
+        cases.truncate(limit);
+    }
+    let scratch = tempfile::tempdir()?;
+    let index_dir = args
+        .index_dir
+        .clone()
+        .unwrap_or_else(|| scratch.path().to_path_buf());
+    let started = Instant::now();
+    let assembled = tokio::task::block_in_place(|| {
+        embedded::build(
+            &args.policies,
+            &index_dir,
+            &default_model_dir(),
+            PipelineConfig::load()?,
+            None,
+        )
+        .map_err(anyhow::Error::from)
+    })?;
+    let index_seconds = started.elapsed().as_secs_f64();
+    let corpus = assembled.corpus.clone();
+    let clause_text = |id: &str| corpus.clause(id).map(|c| c.text.clone());
+    let mut evaluation = Evaluation::default();
+    let mut latencies: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    let run_started = Instant::now();
+    for (offset, case) in cases.iter().enumerate() {
+        let turn = turn_for_case(case).map_err(|e| anyhow::anyhow!("{}: {e}", case.id))?;
+        let input = InputCoordinates {
+            topic: "golden".into(),
+            partition: 0,
+            offset: offset as i64,
+        };
+        let outcome = assembled.pipeline.process(turn, input).await?;
+        if let (Some(path), Some(version)) = (
+            std::env::var_os("POLICY_EVAL_DUMP"),
+            case.expected_version_id.as_deref(),
+        ) {
+            dump_candidates(&assembled, case, version, &path).await?;
+        }
+        let stage_latency = match &outcome {
+            policy_pipeline::Outcome::Answer(a) => &a.stage_latency_ms,
+            policy_pipeline::Outcome::Escalate(e) => &e.stage_latency_ms,
+        };
+        for (stage, ms) in stage_latency {
+            latencies.entry(stage.clone()).or_default().push(*ms);
+        }
+        evaluation.record(case, &outcome, &clause_text);
+    }
+    let run_seconds = run_started.elapsed().as_secs_f64();
+    let metrics = evaluation.overall.metrics();
+    let percentiles: serde_json::Value = latencies
+        .iter_mut()
+        .map(|(stage, values)| {
+            values.sort_by(f64::total_cmp);
+            let p = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+            (
+                stage.clone(),
+                serde_json::json!({"p50_ms": p(0.5), "p99_ms": p(0.99)}),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    let failed_thresholds = thresholds(&args, &metrics);
+    if args.json {
+        let per = |m: &std::collections::BTreeMap<String, Counts>| -> serde_json::Value {
+            m.iter()
+                .map(|(k, c)| {
+                    (
+                        k.clone(),
+                        serde_json::to_value(c.metrics()).expect("serialisable"),
+                    )
+                })
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        };
+        let report = serde_json::json!({
+            "mode": "in_process",
+            "overall": metrics,
+            "by_region": per(&evaluation.by_region),
+            "by_version": per(&evaluation.by_version),
+            "by_decay_class": per(&evaluation.by_decay_class),
+            "stage_latency": percentiles,
+            "index_seconds": index_seconds,
+            "run_seconds": run_seconds,
+            "failures": evaluation.failures,
+            "failed_thresholds": failed_thresholds,
+            "passed": failed_thresholds.is_empty(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_tables(
+            &evaluation,
+            &metrics,
+            &percentiles,
+            index_seconds,
+            run_seconds,
+        );
+        for failure in &failed_thresholds {
+            println!("THRESHOLD FAILED: {failure}");
+        }
+    }
+    Ok(if failed_thresholds.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Analysis aid: the reranked candidates of an answerable case, one JSON line each.
+async fn dump_candidates(
+    assembled: &embedded::Embedded,
+    case: &policy_core::GoldenCase,
+    version: &str,
+    path: &std::ffi::OsStr,
+) -> anyhow::Result<()> {
+    use policy_search::{Reranker, RetrievalQuery};
+    use std::io::Write;
+    let region = version.split('-').next().unwrap_or_default();
+    let retriever =
+        policy_search::EmbeddedRetriever::new(assembled.index.clone(), assembled.embedder.clone());
+    let hits = retriever.search(RetrievalQuery {
+        text: &case.question,
+        region,
+        version_id: version,
+        top_k: 15,
+    })?;
+    let hits = policy_search::LexicalCosineReranker::default().rerank(&case.question, hits);
+    let line = serde_json::json!({
+        "id": case.id, "question": case.question, "expected": case.expected_clause_id,
+        "hits": hits.iter().take(5).map(|h| serde_json::json!({"id": h.clause_id, "score": h.score, "cosine": h.cosine, "fused": h.fused, "text": h.text})).collect::<Vec<_>>(),
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    writeln!(file, "{line}")?;
+    Ok(())
+}
+
+fn thresholds(args: &EvalArgs, m: &Metrics) -> Vec<String> {
+    let mut failed = Vec::new();
+    if m.outcome_accuracy < args.min_outcome_accuracy {
+        failed.push(format!(
+            "outcome_accuracy {:.4} < {}",
+            m.outcome_accuracy, args.min_outcome_accuracy
+        ));
+    }
+    if m.expected_clause_citation_rate < args.min_expected_clause_citation {
+        failed.push(format!(
+            "expected_clause_citation_rate {:.4} < {}",
+            m.expected_clause_citation_rate, args.min_expected_clause_citation
+        ));
+    }
+    if m.wrong_version_answers > args.max_wrong_version_answers {
+        failed.push(format!(
+            "wrong_version_answers {} > {}",
+            m.wrong_version_answers, args.max_wrong_version_answers
+        ));
+    }
+    failed
+}
+
+fn print_tables(
+    e: &Evaluation,
+    m: &Metrics,
+    latency: &serde_json::Value,
+    index_seconds: f64,
+    run_seconds: f64,
+) {
+    println!(
+        "golden evaluation: {} cases ({:.1}s indexing, {:.1}s running)\n",
+        m.cases, index_seconds, run_seconds
+    );
+    let rows = [
+        ("outcome accuracy (answer vs escalate)", m.outcome_accuracy),
+        ("version accuracy", m.version_accuracy),
+        ("expected clause cited", m.expected_clause_citation_rate),
+        ("citation precision", m.citation_precision),
+        ("citation grounding rate", m.citation_grounding_rate),
+        ("facts contained", m.facts_contained_rate),
+        ("deflection rate", m.deflection_rate),
+        ("escalation precision", m.escalation_precision),
+        ("escalation recall", m.escalation_recall),
+    ];
+    for (name, value) in rows {
+        println!("  {name:<40} {:>7.2} %", value * 100.0);
+    }
+    println!(
+        "  {:<40} {:>7}",
+        "wrong-version answers served", m.wrong_version_answers
+    );
+    let section = |title: &str, map: &std::collections::BTreeMap<String, Counts>| {
+        println!(
+            "\n  {title:<14} {:>6} {:>9} {:>9} {:>9} {:>7}",
+            "cases", "outcome", "version", "clause", "wrong-v"
+        );
+        for (key, counts) in map {
+            let m = counts.metrics();
+            println!(
+                "  {key:<14} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>7}",
+                m.cases,
+                m.outcome_accuracy * 100.0,
+                m.version_accuracy * 100.0,
+                m.expected_clause_citation_rate * 100.0,
+                m.wrong_version_answers
+            );
+        }
+    };
+    section("region", &e.by_region);
+    section("version", &e.by_version);
+    section("decay class", &e.by_decay_class);
+    println!("\n  stage latency: {latency}");
+    if !e.failures.is_empty() {
+        println!("\n  failures ({}):", e.failures.len());
+        for f in e.failures.iter().take(40) {
+            println!("    {}: expected {} | got {}", f.case_id, f.expected, f.got);
+        }
+    }
+}
