@@ -17,19 +17,30 @@ pub struct Candidate<'a> {
     pub score: f32,
 }
 
+/// Sentences quoted from one clause.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Extract {
+pub struct Quote {
     pub clause_id: String,
     pub sentences: Vec<String>,
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extract {
+    pub quotes: Vec<Quote>,
+}
+
 impl Extract {
+    /// Each quote followed by its own citation tag.
     pub fn answer_text(&self) -> String {
-        format!(
-            "{} {}",
-            self.sentences.join(" "),
-            citation_tag(&self.clause_id)
-        )
+        self.quotes
+            .iter()
+            .map(|q| format!("{} {}", q.sentences.join(" "), citation_tag(&q.clause_id)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    pub fn cited(&self) -> Vec<&str> {
+        self.quotes.iter().map(|q| q.clause_id.as_str()).collect()
     }
 }
 
@@ -55,55 +66,89 @@ const QUANTITY_CUES: &[&str] = &[
     "period",
 ];
 
-/// How many of the top candidates the generator may choose from.
-const CANDIDATES: usize = 3;
+struct QuestionTerms {
+    own: HashSet<String>,
+    synonyms: HashSet<String>,
+    wants_quantity: bool,
+}
 
-pub fn extract_answer(question: &str, candidates: &[Candidate<'_>]) -> Option<Extract> {
-    let top_score = candidates.first()?.score.max(f32::EPSILON);
-    // The customer's own words count fully; synonyms added for them count a third.
-    let own_terms: HashSet<String> = terms(question).into_iter().collect();
-    let synonym_terms: HashSet<String> = terms(&expand_query(question))
-        .into_iter()
-        .filter(|t| !own_terms.contains(t))
-        .collect();
-    let norm = own_terms.len().max(1) as f32;
-    let lower = question.to_lowercase();
-    let wants_quantity = QUANTITY_CUES.iter().any(|cue| lower.contains(cue));
-    let mut best: Option<(f32, usize, usize)> = None;
-    for (c, candidate) in candidates.iter().take(CANDIDATES).enumerate() {
-        let prior = (candidate.score / top_score).clamp(0.0, 1.0);
-        for (s, sentence) in split_sentences(candidate.text).iter().enumerate() {
-            let sentence_terms: HashSet<String> = terms(sentence).into_iter().collect();
-            let overlap = (own_terms.intersection(&sentence_terms).count() as f32
-                + synonym_terms.intersection(&sentence_terms).count() as f32 / 3.0)
-                / norm;
-            let quantity = if wants_quantity && !numeric_facts(sentence).is_empty() {
-                1.0
-            } else {
-                0.0
-            };
-            // The retrieval ranking dominates; within and across the top clauses, the sentence
-            // that shares the question's words (and states a quantity when asked) wins. Earlier
-            // sentences state the rule, later ones exceptions: a small position penalty.
-            let score = 0.6 * prior + 0.3 * overlap + 0.1 * quantity - 0.01 * s as f32;
-            if best.is_none_or(|(b, ..)| score > b) {
-                best = Some((score, c, s));
-            }
+impl QuestionTerms {
+    fn new(question: &str) -> QuestionTerms {
+        let own: HashSet<String> = terms(question).into_iter().collect();
+        let synonyms = terms(&expand_query(question))
+            .into_iter()
+            .filter(|t| !own.contains(t))
+            .collect();
+        let lower = question.to_lowercase();
+        QuestionTerms {
+            own,
+            synonyms,
+            wants_quantity: QUANTITY_CUES.iter().any(|cue| lower.contains(cue)),
         }
     }
-    let (_, c, s) = best?;
-    let sentences = split_sentences(candidates[c].text);
-    let mut chosen = vec![sentences[s].to_string()];
-    // A very short sentence rarely stands alone ("Yes."): keep the next one with it.
-    if sentences[s].len() < 60 {
-        if let Some(next) = sentences.get(s + 1) {
-            chosen.push(next.to_string());
-        }
+
+    /// How well a sentence answers: the customer's own words count fully, synonyms a third,
+    /// a stated quantity when one is asked for a tenth; later sentences lose a little (rules
+    /// come first, exceptions after).
+    fn score(&self, sentence: &str, position: usize) -> f32 {
+        let words: HashSet<String> = terms(sentence).into_iter().collect();
+        let overlap = (self.own.intersection(&words).count() as f32
+            + self.synonyms.intersection(&words).count() as f32 / 3.0)
+            / self.own.len().max(1) as f32;
+        let quantity = if self.wants_quantity && !numeric_facts(sentence).is_empty() {
+            0.1
+        } else {
+            0.0
+        };
+        overlap + quantity - 0.01 * position as f32
     }
-    Some(Extract {
-        clause_id: candidates[c].clause_id.to_string(),
+
+    fn best_sentence(&self, text: &str) -> Option<(usize, f32)> {
+        split_sentences(text)
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, self.score(s, i)))
+            .fold(None, |best: Option<(usize, f32)>, (i, score)| match best {
+                Some((_, b)) if b >= score => best,
+                _ => Some((i, score)),
+            })
+    }
+}
+
+/// Answers from the top clause: its opening sentence (which states the rule) and the sentence
+/// that best matches the question, in document order. When retrieval cannot separate the top
+/// two clauses (scores within `runner_up_margin`), the runner-up's best sentence is quoted too,
+/// with its own citation: the customer gets both candidate rules rather than a coin toss.
+pub fn extract_answer(
+    question: &str,
+    candidates: &[Candidate<'_>],
+    runner_up_margin: f32,
+) -> Option<Extract> {
+    let top = candidates.first()?;
+    let q = QuestionTerms::new(question);
+    let sentences = split_sentences(top.text);
+    let (best, _) = q.best_sentence(top.text)?;
+    let mut chosen: Vec<String> = vec![sentences[0].to_string()];
+    if best != 0 {
+        chosen.push(sentences[best].to_string());
+    }
+    let mut quotes = vec![Quote {
+        clause_id: top.clause_id.to_string(),
         sentences: chosen,
-    })
+    }];
+    if let Some(runner_up) = candidates
+        .get(1)
+        .filter(|c| c.score >= top.score - runner_up_margin)
+    {
+        if let Some((i, _)) = q.best_sentence(runner_up.text) {
+            let sentence = split_sentences(runner_up.text)[i].to_string();
+            quotes.push(Quote {
+                clause_id: runner_up.clause_id.to_string(),
+                sentences: vec![sentence],
+            });
+        }
+    }
+    Some(Extract { quotes })
 }
 
 #[cfg(test)]
@@ -113,10 +158,9 @@ mod tests {
 
     const WINDOW: &str = "You may return most items within 30 calendar days from the day of delivery without giving any reason. To meet the deadline it is sufficient that you send us your withdrawal statement before the period has expired.";
     const HOW: &str = "To start a return, open Orders in your account and choose Return item. Send the goods back within 14 days of telling us.";
-    const REFUND: &str =
-        "We reimburse all payments without undue delay and at the latest within 14 days.";
+    const REFUND: &str = "Refunds are paid to the original payment method. We reimburse all payments at the latest within 14 days.";
 
-    fn candidates() -> Vec<Candidate<'static>> {
+    fn candidates(second: f32) -> Vec<Candidate<'static>> {
         vec![
             Candidate {
                 clause_id: "eu-v4#sec-3.2",
@@ -126,70 +170,69 @@ mod tests {
             Candidate {
                 clause_id: "eu-v4#sec-3.4",
                 text: HOW,
-                score: 0.60,
+                score: second,
             },
             Candidate {
                 clause_id: "eu-v4#sec-4.2",
                 text: REFUND,
-                score: 0.50,
+                score: 0.40,
             },
         ]
     }
 
     #[test]
-    fn quotes_the_answering_sentence_and_cites_it() {
-        let extract = extract_answer("What is the return window?", &candidates()).unwrap();
-        assert_eq!(extract.clause_id, "eu-v4#sec-3.2");
-        assert_eq!(
-            extract.sentences,
-            [WINDOW.split(". ").next().unwrap().to_string() + "."]
-        );
+    fn quotes_the_rule_verbatim_and_cites_it() {
+        let extract = extract_answer("What is the return window?", &candidates(0.5), 0.05).unwrap();
+        assert_eq!(extract.cited(), ["eu-v4#sec-3.2"]);
         let text = extract.answer_text();
-        assert!(text.ends_with("[clause: eu-v4#sec-3.2]"));
-        assert_eq!(parse_citations(&text).refs.len(), 1);
-        assert!(WINDOW.contains(&extract.sentences[0]), "verbatim");
-    }
-
-    #[test]
-    fn a_much_better_sentence_in_the_second_clause_wins() {
-        let mut c = candidates();
-        c[1].score = 0.68;
-        let extract = extract_answer("How do I start a return in my account orders?", &c).unwrap();
-        assert_eq!(extract.clause_id, "eu-v4#sec-3.4");
-        assert!(extract.sentences[0].starts_with("To start a return"));
-    }
-
-    #[test]
-    fn only_the_top_three_are_considered_and_empty_input_gives_nothing() {
-        assert_eq!(extract_answer("anything", &[]), None);
-        let mut c = candidates();
-        c.push(Candidate {
-            clause_id: "eu-v4#sec-9.9",
-            text: "How do I start a return in my account orders? Exactly so.",
-            score: 0.69,
-        });
-        assert_ne!(
-            extract_answer("How do I start a return in my account orders?", &c)
-                .unwrap()
-                .clause_id,
-            "eu-v4#sec-9.9"
+        assert!(
+            text.starts_with("You may return most items within 30 calendar days"),
+            "{text}"
         );
+        assert!(text.ends_with("[clause: eu-v4#sec-3.2]"));
+        for quote in &extract.quotes {
+            for sentence in &quote.sentences {
+                assert!(WINDOW.contains(sentence.as_str()), "verbatim: {sentence}");
+            }
+        }
     }
 
     #[test]
-    fn short_sentence_keeps_its_follower() {
+    fn best_matching_sentence_follows_the_rule() {
         let c = [Candidate {
-            clause_id: "jp-v3#sec-7.3",
-            text: "Express delivery is available. It costs 700 yen per order.",
-            score: 1.0,
+            clause_id: "eu-v4#sec-4.2",
+            text: REFUND,
+            score: 0.9,
         }];
-        let extract = extract_answer("Is express delivery available?", &c).unwrap();
+        let extract = extract_answer("How long until I get my money back?", &c, 0.05).unwrap();
         assert_eq!(
-            extract.sentences,
+            extract.quotes[0].sentences,
             [
-                "Express delivery is available.",
-                "It costs 700 yen per order."
+                "Refunds are paid to the original payment method.",
+                "We reimburse all payments at the latest within 14 days."
             ]
         );
+    }
+
+    #[test]
+    fn close_runner_up_is_quoted_with_its_own_citation() {
+        let extract =
+            extract_answer("How do I return something?", &candidates(0.68), 0.05).unwrap();
+        assert_eq!(extract.cited(), ["eu-v4#sec-3.2", "eu-v4#sec-3.4"]);
+        let parsed = parse_citations(&extract.answer_text());
+        assert_eq!(parsed.refs.len(), 2);
+        assert!(parsed.malformed.is_empty());
+        // Outside the margin: only the top clause.
+        assert_eq!(
+            extract_answer("How do I return something?", &candidates(0.6), 0.05)
+                .unwrap()
+                .cited(),
+            ["eu-v4#sec-3.2"]
+        );
+    }
+
+    #[test]
+    fn no_candidates_no_answer() {
+        assert_eq!(extract_answer("anything", &[], 0.05), None);
     }
 }

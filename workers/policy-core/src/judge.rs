@@ -183,8 +183,23 @@ pub fn judge(input: &JudgeInput<'_>) -> Verdict {
             reasons.push(JudgeReason::UngroundedFact { fact });
         }
     }
+    // Personal data the answer did not quote from its cited clauses (a company's published
+    // returns address is policy content, a customer's e-mail is not).
+    let cited_text: String = parsed
+        .refs
+        .iter()
+        .filter_map(|r| {
+            input
+                .retrieved
+                .iter()
+                .find(|c| c.clause_id == r.clause_id())
+        })
+        .map(|c| c.text)
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut pii_kinds: Vec<&'static str> = detect_pii(&body)
         .into_iter()
+        .filter(|m| !cited_text.contains(&body[m.span.clone()]))
         .map(|m| m.kind.as_str())
         .collect();
     pii_kinds.dedup();

@@ -160,6 +160,31 @@ fn output_pii_is_blocked() {
 }
 
 #[test]
+fn contact_details_quoted_from_the_clause_are_not_personal_data() {
+    let clause = "Write to returns@northwind.example within 30 days.";
+    let retrieved = [RetrievedClause {
+        clause_id: "eu-v4#sec-3.2",
+        text: clause,
+    }];
+    let input = |answer| JudgeInput {
+        answer,
+        resolved_version: "eu-v4",
+        retrieved: &retrieved,
+        clause_exists: &known,
+        confidence: 0.9,
+        escalate_below: 0.5,
+    };
+    assert!(judge(&input(
+        "Write to returns@northwind.example within 30 days. [clause: eu-v4#sec-3.2]"
+    ))
+    .passed());
+    let v = judge(&input(
+        "Write to jane@example.com within 30 days. [clause: eu-v4#sec-3.2]",
+    ));
+    assert_eq!(codes(&v), ["output_pii"]);
+}
+
+#[test]
 fn empty_and_refusal_fail_closed() {
     assert_eq!(codes(&verdict("   ", 0.9)), ["empty_answer"]);
     assert_eq!(codes(&verdict(REFUSAL, 0.9)), ["generator_refused"]);

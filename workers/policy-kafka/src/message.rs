@@ -41,6 +41,29 @@ impl MessageError {
     }
 }
 
+/// Decodes a message value with `codec`, naming the message's coordinates on failure.
+pub async fn decode_value<T, M>(
+    codec: &policy_avro::AvroCodec<T>,
+    message: &M,
+) -> Result<T, MessageError>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+    M: rdkafka::Message,
+{
+    let at = Coordinates {
+        topic: message.topic().to_string(),
+        partition: message.partition(),
+        offset: message.offset(),
+    };
+    let payload = message
+        .payload()
+        .ok_or_else(|| MessageError::NoValue { at: at.clone() })?;
+    codec
+        .decode(payload)
+        .await
+        .map_err(|source| MessageError::Decode { at, source })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,27 +91,4 @@ mod tests {
             "policy.turns/3@42: message has no value (tombstone)"
         );
     }
-}
-
-/// Decodes a message value with `codec`, naming the message's coordinates on failure.
-pub async fn decode_value<T, M>(
-    codec: &policy_avro::AvroCodec<T>,
-    message: &M,
-) -> Result<T, MessageError>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned,
-    M: rdkafka::Message,
-{
-    let at = Coordinates {
-        topic: message.topic().to_string(),
-        partition: message.partition(),
-        offset: message.offset(),
-    };
-    let payload = message
-        .payload()
-        .ok_or_else(|| MessageError::NoValue { at: at.clone() })?;
-    codec
-        .decode(payload)
-        .await
-        .map_err(|source| MessageError::Decode { at, source })
 }

@@ -19,6 +19,8 @@ pub struct PipelineConfig {
     pub top_k: usize,
     /// Query embeddings kept in the LRU cache.
     pub query_cache_size: usize,
+    /// The extractive answer also quotes the runner-up clause when its score is this close.
+    pub runner_up_margin: f32,
     pub disclaimer_text: String,
     pub region_disclaimer_text: String,
 }
@@ -33,6 +35,7 @@ impl Default for PipelineConfig {
             disclaimer_threshold: 0.5,
             top_k: 5,
             query_cache_size: 10_000,
+            runner_up_margin: 0.06,
             disclaimer_text: "This answer may not cover every detail of your situation; a human agent can confirm it.".into(),
             region_disclaimer_text: "Your account and your location point to different regions; this answer follows your account region.".into(),
         }
@@ -94,6 +97,7 @@ impl PipelineConfig {
         )?;
         var("POLICY_TOP_K", &mut config.top_k)?;
         var("POLICY_QUERY_CACHE_SIZE", &mut config.query_cache_size)?;
+        var("POLICY_RUNNER_UP_MARGIN", &mut config.runner_up_margin)?;
         config.validate()?;
         Ok(config)
     }

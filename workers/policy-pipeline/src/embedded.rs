@@ -81,13 +81,18 @@ pub fn build(
         answer: config.answer_threshold,
         disclaimer: config.disclaimer_threshold,
     };
+    let generator_config = config.clone();
     let retrieve = RetrieveStage::new(
         retriever,
         Arc::new(LexicalCosineReranker::default()),
         tiers,
         config.top_k,
     );
-    let generator = generator.unwrap_or_else(|| Arc::new(ExtractiveGenerator));
+    let generator = generator.unwrap_or_else(|| {
+        Arc::new(ExtractiveGenerator {
+            runner_up_margin: generator_config.runner_up_margin,
+        })
+    });
     let serving = ServingHandle::new(ServingState::from_corpus(corpus.clone()));
     let pipeline = Arc::new(Pipeline::new(serving, retrieve, generator, config));
     Ok(Embedded {

@@ -78,6 +78,23 @@ impl Counts {
     }
 }
 
+/// Splits an answer into (cited clause, the text before its tag) pairs.
+pub fn cited_segments(answer: &str) -> Vec<(String, String)> {
+    let mut segments = Vec::new();
+    let mut rest = answer;
+    while let Some(open) = rest.find("[clause:") {
+        let Some(close) = rest[open..].find(']') else {
+            break;
+        };
+        let id = rest[open + "[clause:".len()..open + close]
+            .trim()
+            .to_string();
+        segments.push((id, rest[..open].to_string()));
+        rest = &rest[open + close + 1..];
+    }
+    segments
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Failure {
     pub case_id: String,
@@ -146,19 +163,15 @@ impl Evaluation {
                 if !grounded {
                     c.wrong_version_answers = 1;
                 }
-                let facts_of = |clause_id: &str| {
-                    clause_text(clause_id)
+                for (clause_id, segment) in cited_segments(&a.answer_text) {
+                    // A citation is precise when the clause it names states every fact of the
+                    // text attached to it.
+                    let clause_facts = clause_text(&clause_id)
                         .map(|t| policy_core::text::numeric_facts(&t))
-                        .unwrap_or_default()
-                };
-                let answer_facts = policy_core::text::numeric_facts(
-                    &policy_core::citation::strip_citations(&a.answer_text),
-                );
-                for cit in &a.citations {
+                        .unwrap_or_default();
                     c.citations += 1;
-                    c.citations_with_facts += answer_facts
-                        .iter()
-                        .all(|f| facts_of(&cit.clause_id).contains(f))
+                    c.citations_with_facts += policy_core::text::numeric_facts(&segment)
+                        .is_subset(&clause_facts)
                         as usize;
                 }
                 if expected_answer {

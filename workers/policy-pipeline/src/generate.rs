@@ -42,8 +42,11 @@ pub trait Generator: Send + Sync {
     fn generate<'a>(&'a self, request: GenerationRequest<'a>) -> GenerateFuture<'a>;
 }
 
-#[derive(Debug, Default)]
-pub struct ExtractiveGenerator;
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractiveGenerator {
+    /// The runner-up clause is quoted too when its score is this close to the top one.
+    pub runner_up_margin: f32,
+}
 
 impl Generator for ExtractiveGenerator {
     fn name(&self) -> &str {
@@ -64,7 +67,7 @@ impl Generator for ExtractiveGenerator {
                 score: c.score as f32,
             })
             .collect();
-        let text = extract_answer(request.question, &candidates)
+        let text = extract_answer(request.question, &candidates, self.runner_up_margin)
             .map(|e| e.answer_text())
             .unwrap_or_else(|| REFUSAL.to_string());
         Box::pin(async move { Ok(text) })

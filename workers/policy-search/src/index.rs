@@ -101,6 +101,15 @@ struct StoreMeta {
     fingerprints: BTreeMap<String, String>,
 }
 
+/// Everything needed to (re)place one version in the index. `vectors[i]` belongs to `chunks[i]`.
+#[derive(Debug, Clone)]
+pub struct VersionBatch {
+    pub version_id: String,
+    pub fingerprint: String,
+    pub chunks: Vec<ChunkRecord>,
+    pub vectors: Vec<Vec<f32>>,
+}
+
 pub struct EmbeddedIndex {
     dir: PathBuf,
     fields: Fields,
@@ -193,14 +202,11 @@ impl EmbeddedIndex {
 
     /// Replaces every chunk of each given version (idempotent: the same input gives the same
     /// index). `vectors[i]` belongs to `chunks[i]`.
-    pub fn replace_versions(
-        &self,
-        batches: Vec<(String, String, Vec<ChunkRecord>, Vec<Vec<f32>>)>,
-    ) -> Result<(), IndexError> {
+    pub fn replace_versions(&self, batches: Vec<VersionBatch>) -> Result<(), IndexError> {
         let mut writer = self.writer.lock().expect("writer lock");
         let old = self.snapshot();
         let replaced: std::collections::HashSet<&str> =
-            batches.iter().map(|(v, ..)| v.as_str()).collect();
+            batches.iter().map(|b| b.version_id.as_str()).collect();
         let mut chunks = Vec::with_capacity(old.chunks.len());
         let mut vectors = Vec::with_capacity(old.vectors.len());
         let mut dimension = old.dimension;
@@ -211,7 +217,13 @@ impl EmbeddedIndex {
             }
         }
         let mut fingerprints = old.fingerprints.clone();
-        for (version_id, fingerprint, new_chunks, new_vectors) in batches {
+        for VersionBatch {
+            version_id,
+            fingerprint,
+            chunks: new_chunks,
+            vectors: new_vectors,
+        } in batches
+        {
             if new_chunks.len() != new_vectors.len() {
                 return Err(IndexError::VectorCount {
                     version_id,

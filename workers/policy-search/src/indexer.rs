@@ -8,7 +8,7 @@ use policy_core::{chunk_clause, Corpus};
 use sha2::{Digest, Sha256};
 
 use crate::embed::Embedder;
-use crate::index::{ChunkRecord, EmbeddedIndex};
+use crate::index::{ChunkRecord, EmbeddedIndex, VersionBatch};
 use crate::retriever::SearchError;
 
 /// Longest chunk in characters: comfortably under the model's 256-token limit.
@@ -152,7 +152,12 @@ pub fn index_versions(
         }
         report.chunks += chunks.len();
         report.indexed_versions.push(version_id.clone());
-        batches.push((version_id, print, chunks, vectors));
+        batches.push(VersionBatch {
+            version_id,
+            fingerprint: print,
+            chunks,
+            vectors,
+        });
     }
     if !batches.is_empty() {
         index.replace_versions(batches)?;

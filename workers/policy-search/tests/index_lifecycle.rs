@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use policy_search::index::VersionBatch;
 use policy_search::indexer::{fingerprint, index_versions};
 use policy_search::{
     CachedEmbedder, ChunkRecord, EmbedError, EmbeddedIndex, EmbeddedRetriever, Embedder,
@@ -23,7 +24,7 @@ impl Embedder for Letters {
         Ok(texts
             .iter()
             .map(|t| {
-                let mut v = vec![0f32; 26];
+                let mut v = [0f32; 26];
                 for c in t.to_lowercase().bytes().filter(u8::is_ascii_lowercase) {
                     v[(c - b'a') as usize] += 1.0;
                 }
@@ -177,13 +178,12 @@ fn lexical_index_rebuilt_when_out_of_step() {
 fn mismatched_vectors_rejected() {
     let dir = tempfile::tempdir().unwrap();
     let index = EmbeddedIndex::open(dir.path()).unwrap();
-    let err = index
-        .replace_versions(vec![(
-            "eu-v1".into(),
-            "f".into(),
-            vec![chunk("eu-v1", 1, "x")],
-            vec![],
-        )])
-        .unwrap_err();
+    let batch = VersionBatch {
+        version_id: "eu-v1".into(),
+        fingerprint: "f".into(),
+        chunks: vec![chunk("eu-v1", 1, "x")],
+        vectors: vec![],
+    };
+    let err = index.replace_versions(vec![batch]).unwrap_err();
     assert!(err.to_string().contains("0 vectors for 1 chunks"), "{err}");
 }
