@@ -39,6 +39,15 @@ pub struct EvalArgs {
     /// Only the first N cases (for quick runs).
     #[arg(long)]
     limit: Option<usize>,
+    /// Send the cases as turns through the real broker and the running workers
+    /// (`policyctl worker all`, or the per-stage workers) and collect their outcomes.
+    #[arg(long)]
+    via_kafka: bool,
+    #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
+    topic_prefix: String,
+    /// How long to wait for all outcomes in --via-kafka mode.
+    #[arg(long, default_value_t = 300)]
+    timeout_secs: u64,
 }
 
 pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
@@ -52,44 +61,92 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| scratch.path().to_path_buf());
     let started = Instant::now();
-    let assembled = tokio::task::block_in_place(|| {
-        embedded::build(
-            &args.policies,
-            &index_dir,
-            &default_model_dir(),
-            PipelineConfig::load()?,
-            None,
-        )
-        .map_err(anyhow::Error::from)
-    })?;
+    // Via Kafka the running workers answer; only the corpus is needed here, to score citations.
+    let assembled = if args.via_kafka {
+        None
+    } else {
+        Some(tokio::task::block_in_place(|| {
+            embedded::build(
+                &args.policies,
+                &index_dir,
+                &default_model_dir(),
+                PipelineConfig::load()?,
+                None,
+            )
+            .map_err(anyhow::Error::from)
+        })?)
+    };
     let index_seconds = started.elapsed().as_secs_f64();
-    let corpus = assembled.corpus.clone();
+    let corpus = match &assembled {
+        Some(a) => a.corpus.clone(),
+        None => std::sync::Arc::new(
+            policy_core::load_dir(&args.policies)
+                .with_context(|| args.policies.display().to_string())?,
+        ),
+    };
     let clause_text = |id: &str| corpus.clause(id).map(|c| c.text.clone());
     let mut evaluation = Evaluation::default();
     let mut latencies: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     let run_started = Instant::now();
-    for (offset, case) in cases.iter().enumerate() {
-        let turn = turn_for_case(case).map_err(|e| anyhow::anyhow!("{}: {e}", case.id))?;
-        let input = InputCoordinates {
-            topic: "golden".into(),
-            partition: 0,
-            offset: offset as i64,
-        };
-        let outcome = assembled.pipeline.process(turn, input).await?;
-        if let (Some(path), Some(version)) = (
-            std::env::var_os("POLICY_EVAL_DUMP"),
-            case.expected_version_id.as_deref(),
-        ) {
-            dump_candidates(&assembled, case, version, &path).await?;
+    let mut delivery = serde_json::Value::Null;
+    let mut outcomes = Vec::with_capacity(cases.len());
+    if args.via_kafka {
+        let kafka = policy_kafka::KafkaConfig::from_env();
+        let topics = crate::topics::TopicNames::with_prefix(&args.topic_prefix);
+        let collected = crate::via_kafka::run_cases(
+            &kafka,
+            &topics,
+            &cases,
+            std::time::Duration::from_secs(args.timeout_secs),
+        )
+        .await?;
+        delivery = serde_json::json!({
+            "turns": cases.len(),
+            "outcomes": collected.outcomes.len(),
+            "missing": collected.missing,
+            "duplicate_outcomes": collected.duplicates.values().sum::<usize>(),
+            "turns_per_second": cases.len() as f64 / collected.seconds.max(1e-9),
+        });
+        if !collected.missing.is_empty() {
+            anyhow::bail!(
+                "{} turn(s) without an outcome after {} s: {:?}",
+                collected.missing.len(),
+                args.timeout_secs,
+                &collected.missing[..collected.missing.len().min(10)]
+            );
         }
-        let stage_latency = match &outcome {
+        let mut by_id = collected.outcomes;
+        for case in &cases {
+            outcomes.push(by_id.remove(&case.id).expect("no missing outcomes"));
+        }
+    } else {
+        for (offset, case) in cases.iter().enumerate() {
+            let turn = turn_for_case(case).map_err(|e| anyhow::anyhow!("{}: {e}", case.id))?;
+            let input = InputCoordinates {
+                topic: "golden".into(),
+                partition: 0,
+                offset: offset as i64,
+            };
+            let assembled = assembled.as_ref().expect("built for in-process mode");
+            let outcome = assembled.pipeline.process(turn, input).await?;
+            if let (Some(path), Some(version)) = (
+                std::env::var_os("POLICY_EVAL_DUMP"),
+                case.expected_version_id.as_deref(),
+            ) {
+                dump_candidates(assembled, case, version, &path).await?;
+            }
+            outcomes.push(outcome);
+        }
+    }
+    for (case, outcome) in cases.iter().zip(&outcomes) {
+        let stage_latency = match outcome {
             policy_pipeline::Outcome::Answer(a) => &a.stage_latency_ms,
             policy_pipeline::Outcome::Escalate(e) => &e.stage_latency_ms,
         };
         for (stage, ms) in stage_latency {
             latencies.entry(stage.clone()).or_default().push(*ms);
         }
-        evaluation.record(case, &outcome, &clause_text);
+        evaluation.record(case, outcome, &clause_text);
     }
     let run_seconds = run_started.elapsed().as_secs_f64();
     let metrics = evaluation.overall.metrics();
@@ -119,7 +176,8 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
                 .into()
         };
         let report = serde_json::json!({
-            "mode": "in_process",
+            "mode": if args.via_kafka { "via_kafka" } else { "in_process" },
+            "delivery": delivery,
             "overall": metrics,
             "by_region": per(&evaluation.by_region),
             "by_version": per(&evaluation.by_version),

@@ -16,6 +16,9 @@ pub enum TopicsCommand {
         /// Exit with status 3 when an existing topic differs from its spec.
         #[arg(long)]
         fail_on_drift: bool,
+        /// Use `<prefix>.turns`, ... instead of `policy.turns`, ... (side-by-side deployments, tests).
+        #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
+        prefix: String,
     },
 }
 
@@ -25,8 +28,14 @@ pub async fn run(command: TopicsCommand) -> anyhow::Result<ExitCode> {
             specs,
             dry_run,
             fail_on_drift,
+            prefix,
         } => {
-            let specs = load_topic_specs(&specs)?;
+            let mut specs = load_topic_specs(&specs)?;
+            for spec in &mut specs {
+                if let Some(rest) = spec.name.strip_prefix("policy.") {
+                    spec.name = format!("{prefix}.{rest}");
+                }
+            }
             let reports = apply_topics(&KafkaConfig::from_env(), &specs, dry_run).await?;
             for report in &reports {
                 println!("{report}");

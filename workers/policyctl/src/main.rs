@@ -9,6 +9,7 @@ mod cmd_topics;
 mod cmd_worker;
 mod handlers;
 mod topics;
+mod via_kafka;
 
 use std::process::ExitCode;
 

@@ -100,3 +100,146 @@ pub fn python() -> String {
         format!("{cache}/py-venv-v1/bin/python")
     })
 }
+
+pub mod workers {
+    //! Real `policyctl worker` processes for end-to-end tests, each with its own topics.
+
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, Command, Stdio};
+    use std::sync::OnceLock;
+    use std::time::{Duration, Instant};
+
+    pub fn repo() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    pub fn policyctl() -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_policyctl"));
+        command.current_dir(repo());
+        command
+    }
+
+    /// The golden corpus indexed once per test run (fingerprints make later runs instant).
+    fn shared_index() -> &'static PathBuf {
+        static INDEX: OnceLock<PathBuf> = OnceLock::new();
+        INDEX.get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden-index");
+            let corpus =
+                policy_core::load_dir(&repo().join("golden/policies")).expect("golden corpus");
+            let model =
+                policy_search::MiniLmEmbedder::load(&policy_search::embed::default_model_dir())
+                    .expect("model (make install)");
+            let index = policy_search::EmbeddedIndex::open(&dir).expect("index");
+            policy_pipeline::embedded::index_corpus(&index, &model, &corpus, |_, _| {})
+                .expect("indexing");
+            dir
+        })
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    /// Creates `<prefix>.*` topics from topics/topics.toml.
+    pub fn apply_topics(prefix: &str) {
+        let out = policyctl()
+            .args(["topics", "apply", "--prefix", prefix])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "topics apply: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    pub struct Worker {
+        child: Child,
+        pub log: PathBuf,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Worker {
+        /// Starts `policyctl worker all` on `<prefix>.*` and waits until it owns partitions.
+        pub fn start(prefix: &str) -> Worker {
+            let dir = tempfile::tempdir().unwrap();
+            let index = dir.path().join("index");
+            copy_dir(shared_index(), &index);
+            let log = dir.path().join("worker.log");
+            let child = policyctl()
+                .args([
+                    "worker",
+                    "all",
+                    "--topic-prefix",
+                    prefix,
+                    "--metrics-listen",
+                    "127.0.0.1:0",
+                    "--index-dir",
+                ])
+                .arg(&index)
+                .env("POLICY_LOG", "info,rdkafka=warn")
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .expect("spawn worker");
+            let worker = Worker {
+                child,
+                log,
+                _dir: dir,
+            };
+            worker.wait_for_log("partitions assigned", Duration::from_secs(120));
+            worker
+        }
+
+        pub fn wait_for_log(&self, needle: &str, timeout: Duration) {
+            let deadline = Instant::now() + timeout;
+            while Instant::now() < deadline {
+                if std::fs::read_to_string(&self.log)
+                    .unwrap_or_default()
+                    .contains(needle)
+                {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            panic!(
+                "worker log never showed {needle:?}:\n{}",
+                std::fs::read_to_string(&self.log).unwrap_or_default()
+            );
+        }
+
+        /// SIGKILL: no drain, no final commit.
+        pub fn kill_9(mut self) {
+            self.child.kill().unwrap();
+            self.child.wait().unwrap();
+        }
+
+        /// SIGTERM and wait: the graceful path.
+        pub fn stop(mut self) -> std::process::ExitStatus {
+            unsafe_sigterm(self.child.id());
+            self.child.wait().unwrap()
+        }
+    }
+
+    fn unsafe_sigterm(pid: u32) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+    }
+
+    impl Drop for Worker {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

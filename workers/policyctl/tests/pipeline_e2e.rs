@@ -1,0 +1,162 @@
+//! The answer pipeline end to end over the real broker and registry: golden turns in, exactly
+//! one outcome per turn out, with the accuracy the product is judged by; bad input becomes a
+//! dead letter without stopping the worker.
+
+mod common;
+
+use common::workers::{apply_topics, policyctl, Worker};
+use policy_avro::{frame, AvroCodec, ChatTurn, DeadLetter, SchemaName};
+use rdkafka::Message;
+
+fn prefix(name: &str) -> String {
+    format!("e2e-{name}-{}", uuid::Uuid::new_v4().simple())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn golden_turns_through_the_broker() {
+    let prefix = prefix("golden");
+    apply_topics(&prefix);
+    let worker = Worker::start(&prefix);
+    let out = policyctl()
+        .args([
+            "eval",
+            "--via-kafka",
+            "--json",
+            "--topic-prefix",
+            &prefix,
+            "--timeout-secs",
+            "240",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "eval output ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let delivery = &report["delivery"];
+    assert_eq!(
+        delivery["turns"], delivery["outcomes"],
+        "every turn has an outcome"
+    );
+    assert_eq!(delivery["missing"], serde_json::json!([]));
+    assert_eq!(
+        delivery["duplicate_outcomes"], 0,
+        "no crash, no re-delivery: exactly one outcome per turn"
+    );
+    let overall = &report["overall"];
+    assert_eq!(
+        overall["wrong_version_answers"], 0,
+        "never cite a version other than the resolved one"
+    );
+    assert!(
+        overall["outcome_accuracy"].as_f64().unwrap() >= 0.97,
+        "{overall}"
+    );
+    assert!(
+        overall["expected_clause_citation_rate"].as_f64().unwrap() >= 0.95,
+        "{overall}"
+    );
+    assert_eq!(overall["citation_grounding_rate"], 1.0);
+    assert!(
+        out.status.success(),
+        "thresholds: {}",
+        report["failed_thresholds"]
+    );
+    assert!(worker.stop().success(), "graceful shutdown on SIGTERM");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garbage_and_unknown_schema_become_dead_letters() {
+    let prefix = prefix("dlq");
+    apply_topics(&prefix);
+    let _worker = Worker::start(&prefix);
+    let turns = format!("{prefix}.turns");
+    let registry = common::registry();
+    let codec = AvroCodec::<ChatTurn>::register(registry.clone(), &turns, SchemaName::ChatTurn)
+        .await
+        .unwrap();
+    let producer = common::producer();
+    let garbage = b"\xde\xad\xbe\xef not avro".to_vec();
+    let unknown = frame(987_654, b"\x02x");
+    let (garbage_partition, garbage_offset) =
+        common::produce(&producer, &turns, b"conv-bad-1", &garbage).await;
+    common::produce(&producer, &turns, b"conv-bad-2", &unknown).await;
+    let good = ChatTurn {
+        conversation_id: "conv-good".into(),
+        turn_id: "turn-after-garbage".into(),
+        question: "What is the return window for my purchase?".into(),
+        session_region: Some("eu".into()),
+        purchase_at: Some(1_772_323_200_000), // 2026-03-01
+        sent_at: 1_793_534_400_000,
+        ..Default::default()
+    };
+    common::produce(
+        &producer,
+        &turns,
+        b"conv-good",
+        &codec.encode(&good).unwrap(),
+    )
+    .await;
+
+    let letters = common::read_all(&format!("{prefix}.deadletter"), 2);
+    let dlq = AvroCodec::<DeadLetter>::register(
+        registry.clone(),
+        &format!("{prefix}.deadletter"),
+        SchemaName::DeadLetter,
+    )
+    .await
+    .unwrap();
+    let mut decoded = Vec::new();
+    for m in &letters {
+        decoded.push(dlq.decode(m.payload().unwrap()).await.unwrap());
+    }
+    decoded.sort_by_key(|d| d.original.len());
+    let bad = decoded
+        .iter()
+        .find(|d| d.original == garbage)
+        .expect("garbage dead-lettered with its bytes");
+    assert_eq!(
+        (
+            bad.source_topic.as_str(),
+            bad.source_partition,
+            bad.source_offset
+        ),
+        (turns.as_str(), garbage_partition, garbage_offset)
+    );
+    assert!(bad.error.contains("magic byte is 0xde"), "{}", bad.error);
+    assert_eq!(bad.key.as_deref(), Some(&b"conv-bad-1"[..]));
+    assert_eq!(bad.stage, "all");
+    let foreign = decoded
+        .iter()
+        .find(|d| d.original == unknown)
+        .expect("unknown schema id dead-lettered");
+    assert!(
+        foreign.error.contains("writer schema 987654"),
+        "{}",
+        foreign.error
+    );
+
+    // The worker kept going: the turn after the garbage was answered.
+    let answers = common::read_all(&format!("{prefix}.answers"), 1);
+    let answer_codec = AvroCodec::<policy_avro::PolicyAnswer>::register(
+        registry,
+        &format!("{prefix}.answers"),
+        SchemaName::PolicyAnswer,
+    )
+    .await
+    .unwrap();
+    let answer = answer_codec
+        .decode(answers[0].payload().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(answer.turn_id, "turn-after-garbage");
+    assert_eq!(answer.resolved_version, "eu-v4");
+    assert!(
+        answer.answer_text.contains("30 calendar days"),
+        "{}",
+        answer.answer_text
+    );
+}
