@@ -1,6 +1,8 @@
 """EU consumer policy (EU Consumer Rights Directive 2011/83/EU flavour). Clause texts are
 hand-written; {placeholders} are the facts that change between versions (see VERSIONS)."""
 
+from layout import layout_without
+
 SECTIONS = {
     1: "Scope and definitions",
     2: "Orders and pre-orders",
@@ -139,18 +141,7 @@ FACTS = {
     "warranty_years": "2",
 }
 
-BASE_LAYOUT = {
-    1: ["scope", "business_day"],
-    2: ["order_confirmation", "order_cancel", "preorder_charge", "preorder_cancel"],
-    3: ["return_condition", "return_window", "return_exclusions", "return_how", "return_shipping_cost", "holiday_returns"],
-    4: ["refund_method", "refund_timing", "restocking_fee", "price_adjustment"],
-    5: ["digital_withdrawal", "digital_refund", "faulty_digital", "gift_cards"],
-    6: ["auto_renewal", "sub_cancel", "sub_refund", "free_trial", "sub_price_change"],
-    7: ["delivery_time", "free_shipping", "express", "damaged_delivery", "lost_parcel"],
-    8: ["payment_methods", "installments", "failed_payment", "invoices", "chargebacks"],
-    9: ["delete_account", "deletion_time", "data_retention", "data_export", "marketing_optout"],
-    10: ["warranty_period", "warranty_claim", "warranty_exclusions"],
-}
+BASE_LAYOUT = layout_without("preorder_price")
 
 # Each version: window, facts that differ from FACTS, and edits to the layout.
 VERSIONS = [

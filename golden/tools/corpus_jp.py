@@ -1,5 +1,7 @@
 """Japan policy (Act on Specified Commercial Transactions flavour)."""
 
+from layout import layout_without
+
 SECTIONS = {
     1: "General provisions",
     2: "Orders",
@@ -138,18 +140,7 @@ FACTS = {
     "warranty_years": "1",
 }
 
-BASE_LAYOUT = {
-    1: ["scope", "business_day"],
-    2: ["order_confirmation", "order_cancel", "preorder_charge", "preorder_cancel", "preorder_price"],
-    3: ["return_condition", "return_window", "return_exclusions", "return_how", "return_shipping_cost", "holiday_returns"],
-    4: ["refund_method", "refund_timing", "restocking_fee", "price_adjustment"],
-    5: ["digital_withdrawal", "digital_refund", "faulty_digital", "gift_cards"],
-    6: ["auto_renewal", "sub_cancel", "sub_refund", "free_trial", "sub_price_change"],
-    7: ["delivery_time", "free_shipping", "express", "damaged_delivery", "lost_parcel"],
-    8: ["payment_methods", "installments", "failed_payment", "invoices", "chargebacks"],
-    9: ["delete_account", "deletion_time", "data_retention", "data_export", "marketing_optout"],
-    10: ["warranty_period", "warranty_claim", "warranty_exclusions"],
-}
+BASE_LAYOUT = layout_without()
 
 VERSIONS = [
     {"n": 1, "from": "2024-04-01", "to": "2025-06-01", "approved_by": "legal-jp@example.com",

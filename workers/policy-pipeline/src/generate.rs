@@ -22,6 +22,26 @@ pub struct GenerationRequest<'a> {
     pub strict: bool,
 }
 
+impl<'a> GenerationRequest<'a> {
+    /// The request for an enriched and retrieved turn.
+    pub fn for_turn(state: &'a policy_avro::TurnState, strict: bool) -> GenerationRequest<'a> {
+        let enrichment = state
+            .enrichment
+            .as_ref()
+            .expect("generation runs after enrich");
+        let retrieval = state
+            .retrieval
+            .as_ref()
+            .expect("generation runs after retrieve");
+        GenerationRequest {
+            question: &enrichment.sanitized_question,
+            version_id: &enrichment.version_id,
+            clauses: &retrieval.clauses,
+            strict,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
     /// Worth retrying later (timeout, 5xx, connection refused).

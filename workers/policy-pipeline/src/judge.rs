@@ -52,14 +52,7 @@ impl JudgeStage {
     ) -> Result<Outcome, GenerateError> {
         let mut verdict = verdict_for(&state, serving, self.escalate_below);
         if !verdict.passed() && self.generator.retries_on_rejection() {
-            let enrichment = state.enrichment.as_ref().expect("enriched");
-            let retrieval = state.retrieval.as_ref().expect("retrieved");
-            let request = GenerationRequest {
-                question: &enrichment.sanitized_question,
-                version_id: &enrichment.version_id,
-                clauses: &retrieval.clauses,
-                strict: true,
-            };
+            let request = GenerationRequest::for_turn(&state, true);
             let text = self.generator.generate(request).await?;
             let draft = state.draft.as_mut().expect("drafted");
             draft.text = text;

@@ -136,15 +136,12 @@ impl Pipeline {
 
     /// Generate stage: fills `state.draft`, with the disclaimer the tier calls for.
     pub async fn generate(&self, mut state: TurnState) -> Result<TurnState, GenerateError> {
+        let text = self
+            .generator
+            .generate(GenerationRequest::for_turn(&state, false))
+            .await?;
         let enrichment = state.enrichment.as_ref().expect("enriched");
         let retrieval = state.retrieval.as_ref().expect("retrieved");
-        let request = GenerationRequest {
-            question: &enrichment.sanitized_question,
-            version_id: &enrichment.version_id,
-            clauses: &retrieval.clauses,
-            strict: false,
-        };
-        let text = self.generator.generate(request).await?;
         let disclaimer = (retrieval.tier == Tier::Disclaimer.as_str()).then(|| {
             if enrichment.region_low_confidence {
                 self.config.region_disclaimer_text.clone()

@@ -1,17 +1,14 @@
 //! `policyctl ask`: send one turn through the running workers and print its outcome.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
-use policy_avro::{AvroCodec, ChatTurn, Escalation, PolicyAnswer, RegistryClient, SchemaName};
+use policy_avro::{ChatTurn, Escalation, PolicyAnswer};
 use policy_core::parse_utc_instant;
 use policy_kafka::KafkaConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::producer::{FutureProducer, FutureRecord};
-use rdkafka::{Message, Offset, TopicPartitionList};
+use policy_pipeline::Outcome;
 
 use crate::topics::TopicNames;
 
@@ -42,19 +39,7 @@ pub struct AskArgs {
 pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let kafka = KafkaConfig::from_env();
     let topics = TopicNames::with_prefix(&args.topic_prefix);
-    let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
-    let turns =
-        AvroCodec::<ChatTurn>::register(registry.clone(), &topics.turns, SchemaName::ChatTurn)
-            .await?;
-    let answers = AvroCodec::<PolicyAnswer>::register(
-        registry.clone(),
-        &topics.answers,
-        SchemaName::PolicyAnswer,
-    )
-    .await?;
-    let escalations =
-        AvroCodec::<Escalation>::register(registry, &topics.escalations, SchemaName::Escalation)
-            .await?;
+    let codecs = crate::via_kafka::ClientCodecs::register(&kafka, &topics).await?;
     let purchase_at = args
         .purchased_at
         .as_deref()
@@ -76,52 +61,33 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     };
     // Position the reader at the current end of both outcome topics before sending, so the
     // outcome cannot slip past it.
-    let consumer: BaseConsumer = kafka
-        .consumer(&format!("ask-{}", uuid::Uuid::new_v4().simple()))
-        .create()?;
-    let mut assignment = TopicPartitionList::new();
-    for topic in [&topics.answers, &topics.escalations] {
-        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
-        for partition in metadata.topics().iter().flat_map(|t| t.partitions()) {
-            let (_, high) =
-                consumer.fetch_watermarks(topic, partition.id(), Duration::from_secs(10))?;
-            assignment.add_partition_offset(topic, partition.id(), Offset::Offset(high))?;
-        }
+    let consumer =
+        tokio::task::block_in_place(|| crate::via_kafka::outcome_reader(&kafka, &topics))?;
+    let started = Instant::now();
+    crate::via_kafka::produce_turns(
+        &kafka,
+        &topics.turns,
+        &codecs.turns,
+        std::slice::from_ref(&turn),
+    )
+    .await
+    .context("sending the turn")?;
+    let timeout = Duration::from_secs(args.timeout_secs);
+    let mut collected = crate::via_kafka::collect(
+        &consumer,
+        &topics,
+        &codecs,
+        std::slice::from_ref(&turn_id),
+        timeout,
+        started,
+    )
+    .await?;
+    match collected.outcomes.remove(&turn_id) {
+        Some(Outcome::Answer(answer)) => print_answer(&answer, args.json)?,
+        Some(Outcome::Escalate(escalation)) => print_escalation(&escalation, args.json)?,
+        None => anyhow::bail!("no outcome for turn {turn_id} within {} s: are the workers running (`policyctl worker all`)?", args.timeout_secs),
     }
-    consumer.assign(&assignment)?;
-    let producer: FutureProducer = kafka.producer().create()?;
-    producer
-        .send(
-            FutureRecord::to(&topics.turns)
-                .key(&args.conversation)
-                .payload(&turns.encode(&turn)?),
-            Duration::from_secs(10),
-        )
-        .await
-        .map_err(|(e, _)| e)
-        .context("sending the turn")?;
-    let deadline = Instant::now() + Duration::from_secs(args.timeout_secs);
-    while Instant::now() < deadline {
-        let Some(message) = consumer.poll(Duration::from_millis(200)) else {
-            continue;
-        };
-        let message = message?;
-        let payload = message.payload().unwrap_or_default();
-        if message.topic() == topics.answers {
-            let answer = answers.decode(payload).await?;
-            if answer.turn_id == turn_id {
-                print_answer(&answer, args.json)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-        } else {
-            let escalation = escalations.decode(payload).await?;
-            if escalation.turn_id == turn_id {
-                print_escalation(&escalation, args.json)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-        }
-    }
-    anyhow::bail!("no outcome for turn {turn_id} within {} s: are the workers running (`policyctl worker all`)?", args.timeout_secs)
+    Ok(ExitCode::SUCCESS)
 }
 
 fn chrono_now() -> i64 {

@@ -17,6 +17,34 @@ use rdkafka::{Message, Offset, TopicPartitionList};
 
 use crate::topics::TopicNames;
 
+/// The codecs a client of the pipeline needs: turns out, outcomes in.
+pub struct ClientCodecs {
+    pub turns: AvroCodec<ChatTurn>,
+    pub answers: AvroCodec<PolicyAnswer>,
+    pub escalations: AvroCodec<Escalation>,
+}
+
+impl ClientCodecs {
+    pub async fn register(
+        kafka: &KafkaConfig,
+        topics: &TopicNames,
+    ) -> anyhow::Result<ClientCodecs> {
+        let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
+        Ok(ClientCodecs {
+            turns: AvroCodec::register(registry.clone(), &topics.turns, SchemaName::ChatTurn)
+                .await?,
+            answers: AvroCodec::register(
+                registry.clone(),
+                &topics.answers,
+                SchemaName::PolicyAnswer,
+            )
+            .await?,
+            escalations: AvroCodec::register(registry, &topics.escalations, SchemaName::Escalation)
+                .await?,
+        })
+    }
+}
+
 pub struct Collected {
     /// First outcome per turn id.
     pub outcomes: HashMap<String, Outcome>,
@@ -79,8 +107,7 @@ pub async fn produce_turns(
 pub async fn collect(
     reader: &BaseConsumer,
     topics: &TopicNames,
-    answers: &AvroCodec<PolicyAnswer>,
-    escalations: &AvroCodec<Escalation>,
+    codecs: &ClientCodecs,
     expected: &[String],
     timeout: Duration,
     started: Instant,
@@ -96,9 +123,9 @@ pub async fn collect(
         let message = message?;
         let payload = message.payload().unwrap_or_default();
         let outcome = if message.topic() == topics.answers {
-            Outcome::Answer(answers.decode(payload).await?)
+            Outcome::Answer(codecs.answers.decode(payload).await?)
         } else {
-            Outcome::Escalate(escalations.decode(payload).await?)
+            Outcome::Escalate(codecs.escalations.decode(payload).await?)
         };
         let turn_id = outcome.turn_id().to_string();
         if !wanted.contains(turn_id.as_str()) {
@@ -130,19 +157,7 @@ pub async fn run_cases(
     cases: &[GoldenCase],
     timeout: Duration,
 ) -> anyhow::Result<Collected> {
-    let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
-    let turns_codec =
-        AvroCodec::<ChatTurn>::register(registry.clone(), &topics.turns, SchemaName::ChatTurn)
-            .await?;
-    let answers = AvroCodec::<PolicyAnswer>::register(
-        registry.clone(),
-        &topics.answers,
-        SchemaName::PolicyAnswer,
-    )
-    .await?;
-    let escalations =
-        AvroCodec::<Escalation>::register(registry, &topics.escalations, SchemaName::Escalation)
-            .await?;
+    let codecs = ClientCodecs::register(kafka, topics).await?;
     let turns: Vec<ChatTurn> = cases
         .iter()
         .map(turn_for_case)
@@ -150,16 +165,7 @@ pub async fn run_cases(
         .map_err(anyhow::Error::msg)?;
     let reader = tokio::task::block_in_place(|| outcome_reader(kafka, topics))?;
     let started = Instant::now();
-    produce_turns(kafka, &topics.turns, &turns_codec, &turns).await?;
+    produce_turns(kafka, &topics.turns, &codecs.turns, &turns).await?;
     let expected: Vec<String> = turns.iter().map(|t| t.turn_id.clone()).collect();
-    collect(
-        &reader,
-        topics,
-        &answers,
-        &escalations,
-        &expected,
-        timeout,
-        started,
-    )
-    .await
+    collect(&reader, topics, &codecs, &expected, timeout, started).await
 }
