@@ -131,10 +131,13 @@ pub async fn collect(
         if !wanted.contains(turn_id.as_str()) {
             continue;
         }
-        if outcomes.contains_key(&turn_id) {
-            *duplicates.entry(turn_id).or_default() += 1;
-        } else {
-            outcomes.insert(turn_id, outcome);
+        match outcomes.entry(turn_id) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                *duplicates.entry(first.key().clone()).or_default() += 1
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(outcome);
+            }
         }
     }
     let missing = expected

@@ -16,6 +16,9 @@ use rdkafka::Message;
 
 const TURNS: usize = 2_000;
 
+/// Outcomes seen so far, by turn id (re-deliveries included).
+type Seen = HashMap<String, Vec<Outcome>>;
+
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_mid_stream_loses_nothing_and_duplicates_nothing_after_dedup() {
     let prefix = format!("crash-{}", uuid::Uuid::new_v4().simple());
@@ -78,10 +81,8 @@ async fn kill_9_mid_stream_loses_nothing_and_duplicates_nothing_after_dedup() {
             &format!("{prefix}.escalations"),
         ])
         .unwrap();
-    let mut seen: HashMap<String, Vec<Outcome>> = HashMap::new();
-    let read = |seen: &mut HashMap<String, Vec<Outcome>>,
-                until: &dyn Fn(&HashMap<String, Vec<Outcome>>) -> bool,
-                timeout: Duration| {
+    let mut seen: Seen = HashMap::new();
+    let read = |seen: &mut Seen, until: &dyn Fn(&Seen) -> bool, timeout: Duration| {
         let deadline = Instant::now() + timeout;
         while !until(seen) && Instant::now() < deadline {
             let Some(message) = reader.poll(Duration::from_millis(100)) else {
