@@ -105,6 +105,29 @@ pub struct LlmSettings {
     pub max_retries: usize,
 }
 
+impl LlmSettings {
+    /// `Some` when `POLICY_LLM_BASE_URL` is set: the LLM generator is opt-in.
+    pub fn from_env() -> Option<LlmSettings> {
+        let base_url = std::env::var("POLICY_LLM_BASE_URL")
+            .ok()
+            .filter(|v| !v.is_empty())?;
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Some(LlmSettings {
+            base_url,
+            model: var("POLICY_LLM_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
+            api_key: var("POLICY_LLM_API_KEY"),
+            timeout: Duration::from_secs(
+                var("POLICY_LLM_TIMEOUT_SECS")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(20),
+            ),
+            max_retries: var("POLICY_LLM_MAX_RETRIES")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(3),
+        })
+    }
+}
+
 pub struct OpenAiGenerator {
     settings: LlmSettings,
     client: reqwest::Client,

@@ -171,6 +171,11 @@ pub mod workers {
     impl Worker {
         /// Starts `policyctl worker all` on `<prefix>.*` and waits until it owns partitions.
         pub fn start(prefix: &str) -> Worker {
+            Worker::start_stage("all", prefix)
+        }
+
+        /// Starts one stage (`all`, `enrich`, `retrieve`, `generate`, `judge`).
+        pub fn start_stage(stage: &str, prefix: &str) -> Worker {
             let dir = tempfile::tempdir().unwrap();
             let index = dir.path().join("index");
             copy_dir(shared_index(), &index);
@@ -178,7 +183,7 @@ pub mod workers {
             let child = policyctl()
                 .args([
                     "worker",
-                    "all",
+                    stage,
                     "--topic-prefix",
                     prefix,
                     "--metrics-listen",
