@@ -43,8 +43,9 @@ lint:
 fmt:
 	cargo fmt --all
 
-bench:
-	cargo bench --workspace
+bench: install     ## criterion benchmarks: domain steps, embedding, retrieval (prints full reindex time)
+	cargo bench -p policy-core --bench domain
+	cargo bench -p policy-search --bench retrieval
 
 clean-run: down     ## forget broker, ClickHouse and registry state
 	rm -rf .run
