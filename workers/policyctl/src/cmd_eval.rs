@@ -129,12 +129,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             };
             let assembled = assembled.as_ref().expect("built for in-process mode");
             let outcome = assembled.pipeline.process(turn, input).await?;
-            if let (Some(path), Some(version)) = (
-                std::env::var_os("POLICY_EVAL_DUMP"),
-                case.expected_version_id.as_deref(),
-            ) {
-                dump_candidates(assembled, case, version, &path).await?;
-            }
+
             outcomes.push(outcome);
         }
     }
@@ -207,37 +202,6 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Analysis aid: the reranked candidates of an answerable case, one JSON line each.
-async fn dump_candidates(
-    assembled: &embedded::Embedded,
-    case: &policy_core::GoldenCase,
-    version: &str,
-    path: &std::ffi::OsStr,
-) -> anyhow::Result<()> {
-    use policy_search::{Reranker, RetrievalQuery};
-    use std::io::Write;
-    let region = version.split('-').next().unwrap_or_default();
-    let retriever =
-        policy_search::EmbeddedRetriever::new(assembled.index.clone(), assembled.embedder.clone());
-    let hits = retriever.search(RetrievalQuery {
-        text: &case.question,
-        region,
-        version_id: version,
-        top_k: 15,
-    })?;
-    let hits = policy_search::LexicalCosineReranker::default().rerank(&case.question, hits);
-    let line = serde_json::json!({
-        "id": case.id, "question": case.question, "expected": case.expected_clause_id,
-        "hits": hits.iter().take(5).map(|h| serde_json::json!({"id": h.clause_id, "score": h.score, "cosine": h.cosine, "fused": h.fused, "text": h.text})).collect::<Vec<_>>(),
-    });
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    writeln!(file, "{line}")?;
-    Ok(())
 }
 
 fn thresholds(args: &EvalArgs, m: &Metrics) -> Vec<String> {
