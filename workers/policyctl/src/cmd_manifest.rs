@@ -5,6 +5,17 @@ use clap::Subcommand;
 
 #[derive(Subcommand)]
 pub enum ManifestCommand {
+    /// Validate a manifest and publish it on the compacted manifest topic: every worker serves it
+    /// for its next turn. Publishing an older manifest is a rollback (no reindex).
+    Publish {
+        /// The manifest.json to publish.
+        manifest: PathBuf,
+        /// Git sha the manifest comes from (recorded with every turn it serves).
+        #[arg(long)]
+        git_sha: String,
+        #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
+        topic_prefix: String,
+    },
     /// Check manifest rules, version directories and clauses of a corpus directory.
     Check {
         /// Corpus root holding manifest.json and {region}/v{N}/*.md.
@@ -13,8 +24,13 @@ pub enum ManifestCommand {
     },
 }
 
-pub fn run(command: ManifestCommand) -> anyhow::Result<ExitCode> {
+pub async fn run(command: ManifestCommand) -> anyhow::Result<ExitCode> {
     match command {
+        ManifestCommand::Publish {
+            manifest,
+            git_sha,
+            topic_prefix,
+        } => publish(&manifest, &git_sha, &topic_prefix).await,
         ManifestCommand::Check { dir } => {
             let corpus = match policy_core::load_dir(&dir) {
                 Ok(corpus) => corpus,
@@ -53,4 +69,58 @@ pub fn run(command: ManifestCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+async fn publish(path: &std::path::Path, git_sha: &str, prefix: &str) -> anyhow::Result<ExitCode> {
+    use anyhow::Context;
+    let json = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    // An invalid manifest never reaches the workers.
+    let manifest = match policy_core::Manifest::parse(&json) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{}: refused: {e}", path.display());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let kafka = policy_kafka::KafkaConfig::from_env();
+    let topic = crate::topics::TopicNames::with_prefix(prefix).manifest;
+    let registry = std::sync::Arc::new(policy_avro::RegistryClient::new(
+        &kafka.schema_registry_url,
+    )?);
+    let codec = policy_avro::AvroCodec::<policy_avro::ManifestRecord>::register(
+        registry,
+        &topic,
+        policy_avro::SchemaName::ManifestRecord,
+    )
+    .await?;
+    let record = policy_avro::ManifestRecord {
+        git_sha: git_sha.to_string(),
+        manifest_json: json,
+        manifest_sha: manifest.content_sha().to_string(),
+        published_at: chrono_now(),
+    };
+    let producer: rdkafka::producer::FutureProducer = kafka.producer().create()?;
+    // One key: compaction keeps exactly the manifest in force.
+    let delivery = producer
+        .send(
+            rdkafka::producer::FutureRecord::to(&topic)
+                .key("manifest")
+                .payload(&codec.encode(&record)?),
+            std::time::Duration::from_secs(10),
+        )
+        .await
+        .map_err(|(e, _)| e)?;
+    println!(
+        "published manifest {} (git {git_sha}) to {topic} at offset {}",
+        manifest.content_sha(),
+        delivery.offset
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn chrono_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or_default()
 }

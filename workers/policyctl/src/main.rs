@@ -64,7 +64,7 @@ async fn main() -> ExitCode {
     let result = match cli.command {
         Command::Registry(c) => cmd_registry::run(c).await,
         Command::Topics(c) => cmd_topics::run(c).await,
-        Command::Manifest(c) => cmd_manifest::run(c),
+        Command::Manifest(c) => cmd_manifest::run(c).await,
         Command::Schemas(c) => cmd_schemas::run(c).await,
         Command::Eval(args) => cmd_eval::run(args).await,
         Command::Worker(args) => cmd_worker::run(args).await,
