@@ -177,7 +177,7 @@ impl Shared {
             stage: self.stage.clone(),
             error: error.to_string(),
             original: message.payload().map(<[u8]>::to_vec).unwrap_or_default(),
-            failed_at: chrono_millis(),
+            failed_at: policy_avro::now_millis(),
         };
         let payload = self
             .dead_letters
@@ -253,13 +253,6 @@ impl Shared {
             .latency
             .observe(started.elapsed().as_secs_f64());
     }
-}
-
-fn chrono_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
 }
 
 fn lane_of(key: Option<&[u8]>, partition: i32, lanes: usize) -> usize {

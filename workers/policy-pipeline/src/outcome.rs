@@ -34,9 +34,7 @@ pub enum StageOutcome {
     Final(Box<Outcome>),
 }
 
-pub fn now_millis() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
+pub use policy_avro::now_millis;
 
 /// Builds the escalation ticket for a turn at whatever stage it stopped.
 pub fn escalate(state: &TurnState, reason_code: &str, reasons: Vec<String>) -> Outcome {

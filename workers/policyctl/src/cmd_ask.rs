@@ -56,7 +56,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         billing_region: args.billing_region.clone(),
         ip_region: args.ip_region.clone(),
         purchase_at,
-        sent_at: chrono_now(),
+        sent_at: policy_avro::now_millis(),
         ..Default::default()
     };
     // Position the reader at the current end of both outcome topics before sending, so the
@@ -88,13 +88,6 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         None => anyhow::bail!("no outcome for turn {turn_id} within {} s: are the workers running (`policyctl worker all`)?", args.timeout_secs),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn chrono_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
 }
 
 fn print_answer(a: &PolicyAnswer, json_only: bool) -> anyhow::Result<()> {

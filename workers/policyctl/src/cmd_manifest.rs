@@ -97,7 +97,7 @@ async fn publish(path: &std::path::Path, git_sha: &str, prefix: &str) -> anyhow:
         git_sha: git_sha.to_string(),
         manifest_json: json,
         manifest_sha: manifest.content_sha().to_string(),
-        published_at: chrono_now(),
+        published_at: policy_avro::now_millis(),
     };
     let producer: rdkafka::producer::FutureProducer = kafka.producer().create()?;
     // One key: compaction keeps exactly the manifest in force.
@@ -116,11 +116,4 @@ async fn publish(path: &std::path::Path, git_sha: &str, prefix: &str) -> anyhow:
         delivery.offset
     );
     Ok(ExitCode::SUCCESS)
-}
-
-fn chrono_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or_default()
 }
