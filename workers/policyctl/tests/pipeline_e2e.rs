@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::workers::{apply_topics, policyctl, Worker};
+use common::workers::{apply_topics, index_copy, policyctl, Worker};
 use policy_avro::{frame, AvroCodec, ChatTurn, DeadLetter, SchemaName};
 use rdkafka::Message;
 
@@ -159,4 +159,73 @@ async fn garbage_and_unknown_schema_become_dead_letters() {
         "{}",
         answer.answer_text
     );
+}
+
+#[test]
+fn in_process_eval_meets_thresholds_and_reports_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_copy(dir.path());
+    let out = policyctl()
+        .args([
+            "eval",
+            "--policies",
+            "golden/policies",
+            "--golden",
+            "golden/cases",
+            "--json",
+            "--index-dir",
+        ])
+        .arg(&index)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(out.status.success(), "{}", report["failed_thresholds"]);
+    assert_eq!(report["mode"], "in_process");
+    assert_eq!(report["overall"]["cases"], 771);
+    for field in [
+        "outcome_accuracy",
+        "version_accuracy",
+        "expected_clause_citation_rate",
+        "citation_precision",
+        "citation_grounding_rate",
+        "facts_contained_rate",
+        "deflection_rate",
+        "escalation_precision",
+        "escalation_recall",
+    ] {
+        let value = report["overall"][field]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{field} missing"));
+        assert!((0.0..=1.0).contains(&value), "{field} = {value}");
+    }
+    for region in ["us", "eu", "jp", "br"] {
+        assert!(
+            report["by_region"][region]["cases"].as_u64().unwrap() > 100,
+            "{region}"
+        );
+    }
+    assert_eq!(
+        report["by_version"].as_object().unwrap().len(),
+        15,
+        "14 versions + escalations"
+    );
+    assert!(report["stage_latency"]["retrieve"]["p99_ms"]
+        .as_f64()
+        .is_some());
+
+    // A threshold that cannot be met fails the run with a non-zero status.
+    let strict = policyctl()
+        .args([
+            "eval",
+            "--limit",
+            "40",
+            "--min-outcome-accuracy",
+            "1.01",
+            "--json",
+            "--index-dir",
+        ])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert!(!strict.status.success());
 }

@@ -136,6 +136,13 @@ pub mod workers {
         })
     }
 
+    /// A private copy of the shared golden index (an index has one writer at a time).
+    pub fn index_copy(into: &Path) -> PathBuf {
+        let index = into.join("index");
+        copy_dir(shared_index(), &index);
+        index
+    }
+
     fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
