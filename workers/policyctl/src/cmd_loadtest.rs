@@ -1,0 +1,371 @@
+//! `policyctl loadtest`: realistic turns against the real broker and running workers, measuring
+//! end-to-end latency (turn produced → outcome consumed), throughput, in-flight turns over time,
+//! dead letters and lost turns; prints a table and writes an SVG chart.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use policy_core::golden::ExpectedOutcome;
+use policy_core::load_cases;
+use policy_kafka::KafkaConfig;
+use policy_pipeline::golden_turn::turn_for_case;
+use rdkafka::consumer::Consumer;
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::Message;
+
+use crate::topics::TopicNames;
+use crate::via_kafka::{outcome_reader, ClientCodecs};
+
+#[derive(Args)]
+pub struct LoadtestArgs {
+    /// Turns per second to offer; 0 = as fast as the producer goes.
+    #[arg(long, default_value_t = 200)]
+    rate: u64,
+    /// Seconds of offered load.
+    #[arg(long, default_value_t = 20)]
+    duration_secs: u64,
+    /// Every question unique (defeats the query-embedding cache: the model becomes the floor).
+    #[arg(long)]
+    unique: bool,
+    /// Zipf exponent of question popularity (repeats of the same questions).
+    #[arg(long, default_value_t = 1.1)]
+    zipf_s: f64,
+    /// Share of prompt injections and of undecodable garbage among the turns.
+    #[arg(long, default_value_t = 0.03)]
+    injection_share: f64,
+    #[arg(long, default_value_t = 0.01)]
+    garbage_share: f64,
+    #[arg(long, default_value = "golden/cases")]
+    golden: PathBuf,
+    #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
+    topic_prefix: String,
+    /// Worker process to sample for CPU and RSS.
+    #[arg(long)]
+    worker_pid: Option<u32>,
+    #[arg(long, default_value = "loadtest/latency.svg")]
+    chart: PathBuf,
+    /// Seconds to wait for the last outcomes after the load stops.
+    #[arg(long, default_value_t = 60)]
+    drain_secs: u64,
+}
+
+/// Deterministic xorshift: the same run offers the same turns.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Cumulative Zipf weights over `n` ranks.
+fn zipf_cdf(n: usize, s: f64) -> Vec<f64> {
+    let weights: Vec<f64> = (1..=n).map(|k| 1.0 / (k as f64).powf(s)).collect();
+    let total: f64 = weights.iter().sum();
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .map(|w| {
+            acc += w / total;
+            acc
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Second {
+    latencies_ms: Vec<f64>,
+    in_flight: usize,
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Messages in the dead-letter topic (sum of high watermarks).
+fn dead_letter_count(
+    client: &rdkafka::consumer::BaseConsumer,
+    topic: &str,
+) -> anyhow::Result<usize> {
+    let metadata = client.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    let mut total = 0;
+    for partition in metadata.topics().iter().flat_map(|t| t.partitions()) {
+        let (_, high) = client.fetch_watermarks(topic, partition.id(), Duration::from_secs(10))?;
+        total += high.max(0) as usize;
+    }
+    Ok(total)
+}
+
+/// (utime + stime in clock ticks, RSS in KiB) of a process, from /proc.
+fn process_usage(pid: u32) -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((ticks, rss))
+}
+
+pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
+    let kafka = KafkaConfig::from_env();
+    let topics = TopicNames::with_prefix(&args.topic_prefix);
+    let codecs = ClientCodecs::register(&kafka, &topics).await?;
+    let cases = load_cases(&args.golden)?;
+    let (answerable, injections): (Vec<_>, Vec<_>) = cases
+        .iter()
+        .partition(|c| !c.tags.iter().any(|t| t == "injection"));
+    let answerable: Vec<_> = answerable
+        .into_iter()
+        .filter(|c| {
+            c.expected_outcome == ExpectedOutcome::Answer
+                || c.tags.iter().any(|t| t == "out_of_scope")
+        })
+        .collect();
+    let cdf = zipf_cdf(answerable.len(), args.zipf_s);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let total = if args.rate == 0 {
+        20_000
+    } else {
+        (args.rate * args.duration_secs) as usize
+    };
+    let run_id = uuid::Uuid::new_v4().simple().to_string();
+
+    let reader = tokio::task::block_in_place(|| outcome_reader(&kafka, &topics))?;
+    let dead_letters_before =
+        tokio::task::block_in_place(|| dead_letter_count(&reader, &topics.deadletter))?;
+    let producer: FutureProducer = kafka.producer().create()?;
+    let mut sent_at: HashMap<String, Instant> = HashMap::with_capacity(total);
+    let mut seconds: Vec<Second> = Vec::new();
+    let mut outcomes = 0usize;
+    let mut escalations = 0usize;
+    let mut garbage = 0usize;
+    let started = Instant::now();
+    let usage_start = args.worker_pid.and_then(process_usage);
+    let mut peak_rss = usage_start.map(|u| u.1).unwrap_or(0);
+    let interval = if args.rate == 0 {
+        Duration::ZERO
+    } else {
+        Duration::from_secs_f64(1.0 / args.rate as f64)
+    };
+    let mut pending = Vec::new();
+    let mut next_send = Instant::now();
+    let mut produced = 0usize;
+    let deadline = started + Duration::from_secs(args.duration_secs);
+    let drain_deadline = deadline + Duration::from_secs(args.drain_secs);
+    while Instant::now() < drain_deadline && (produced < total || outcomes < sent_at.len()) {
+        // Offer load on schedule.
+        while produced < total && Instant::now() >= next_send && Instant::now() < deadline {
+            let roll = rng.next();
+            let key = format!("lt-{run_id}-{}", produced % 500);
+            if roll < args.garbage_share {
+                let payload = vec![0xde, 0xad, (produced % 256) as u8, 0xef];
+                pending.push(
+                    producer
+                        .send_result(FutureRecord::to(&topics.turns).key(&key).payload(&payload))
+                        .map_err(|(e, _)| e)?,
+                );
+                garbage += 1;
+            } else {
+                let case =
+                    if roll < args.garbage_share + args.injection_share && !injections.is_empty() {
+                        injections[produced % injections.len()]
+                    } else {
+                        let u = rng.next();
+                        answerable[cdf.partition_point(|c| *c < u).min(answerable.len() - 1)]
+                    };
+                let mut turn = turn_for_case(case).map_err(anyhow::Error::msg)?;
+                turn.turn_id = format!("lt-{run_id}-{produced}");
+                turn.conversation_id = key.clone();
+                if args.unique {
+                    turn.question = format!("{} (ref {produced})", turn.question);
+                }
+                let payload = codecs.turns.encode(&turn)?;
+                sent_at.insert(turn.turn_id.clone(), Instant::now());
+                pending.push(
+                    producer
+                        .send_result(FutureRecord::to(&topics.turns).key(&key).payload(&payload))
+                        .map_err(|(e, _)| e)?,
+                );
+            }
+            produced += 1;
+            next_send += interval;
+        }
+        if pending.len() > 1000 {
+            for delivery in pending.drain(..) {
+                let _ = delivery.await;
+            }
+        }
+        // Collect outcomes.
+        if let Some(message) = reader.poll(Duration::from_millis(1)) {
+            let message = message?;
+            let payload = message.payload().unwrap_or_default();
+            let turn_id = if message.topic() == topics.answers {
+                codecs.answers.decode(payload).await?.turn_id
+            } else {
+                escalations += 1;
+                codecs.escalations.decode(payload).await?.turn_id
+            };
+            if let Some(sent) = sent_at.get(&turn_id) {
+                let second = started.elapsed().as_secs() as usize;
+                if seconds.len() <= second {
+                    seconds.resize_with(second + 1, Second::default);
+                }
+                seconds[second]
+                    .latencies_ms
+                    .push(sent.elapsed().as_secs_f64() * 1000.0);
+                outcomes += 1;
+                seconds[second].in_flight = sent_at.len() - outcomes;
+            }
+        }
+        if let Some((_, rss)) = args.worker_pid.and_then(process_usage) {
+            peak_rss = peak_rss.max(rss);
+        }
+    }
+    for delivery in pending {
+        let _ = delivery.await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let usage_end = args.worker_pid.and_then(process_usage);
+    let mut all: Vec<f64> = seconds
+        .iter()
+        .flat_map(|s| s.latencies_ms.iter().copied())
+        .collect();
+    all.sort_by(f64::total_cmp);
+    let lost = sent_at.len() - outcomes;
+    let cpu = match (usage_start, usage_end) {
+        (Some((a, _)), Some((b, _))) => {
+            format!("{:.0} %", (b - a) as f64 / 100.0 / elapsed * 100.0)
+        }
+        _ => "n/a (no --worker-pid)".into(),
+    };
+    let rss = if peak_rss > 0 {
+        format!("{:.0} MiB", peak_rss as f64 / 1024.0)
+    } else {
+        "n/a".into()
+    };
+    let dead_letters =
+        tokio::task::block_in_place(|| dead_letter_count(&reader, &topics.deadletter))?
+            - dead_letters_before;
+    println!(
+        "\nload test: {} ({} s offered, {} s with drain)",
+        if args.unique {
+            "all-unique questions"
+        } else {
+            "Zipf repeat mix"
+        },
+        args.duration_secs,
+        elapsed.round()
+    );
+    println!(
+        "  {:<28} {:>12}",
+        "target rate (turns/s)",
+        if args.rate == 0 {
+            "max".into()
+        } else {
+            args.rate.to_string()
+        }
+    );
+    println!(
+        "  {:<28} {:>12.1}",
+        "achieved (outcomes/s)",
+        outcomes as f64 / elapsed
+    );
+    for (name, q) in [
+        ("p50 latency (ms)", 0.5),
+        ("p95 latency (ms)", 0.95),
+        ("p99 latency (ms)", 0.99),
+        ("max latency (ms)", 1.0),
+    ] {
+        println!("  {:<28} {:>12.1}", name, percentile(&all, q));
+    }
+    println!("  {:<28} {:>12}", "turns sent (valid)", sent_at.len());
+    println!(
+        "  {:<28} {:>12}",
+        "outcomes (answer+escalate)",
+        format!("{}+{}", outcomes - escalations.min(outcomes), escalations)
+    );
+    println!(
+        "  {:<28} {:>12}",
+        "garbage sent / dead letters",
+        format!("{garbage} / {dead_letters}")
+    );
+    println!("  {:<28} {:>12}", "lost turns", lost);
+    println!("  {:<28} {:>12}", "worker CPU (of one core)", cpu);
+    println!("  {:<28} {:>12}", "worker peak RSS", rss);
+    write_chart(&args.chart, &seconds)?;
+    println!("  chart: {}", args.chart.display());
+    Ok(if lost == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// p50/p99 latency and in-flight turns per second, as a self-contained SVG.
+fn write_chart(path: &std::path::Path, seconds: &[Second]) -> anyhow::Result<()> {
+    let (w, h, pad) = (800.0, 360.0, 50.0);
+    let series: Vec<(f64, f64, f64)> = seconds
+        .iter()
+        .map(|s| {
+            let mut l = s.latencies_ms.clone();
+            l.sort_by(f64::total_cmp);
+            (
+                percentile(&l, 0.5),
+                percentile(&l, 0.99),
+                s.in_flight as f64,
+            )
+        })
+        .collect();
+    let n = series.len().max(2) as f64;
+    let max_ms = series.iter().map(|s| s.1).fold(1.0, f64::max);
+    let max_flight = series.iter().map(|s| s.2).fold(1.0, f64::max);
+    let x = |i: usize| pad + i as f64 / (n - 1.0) * (w - 2.0 * pad);
+    let y = |v: f64, max: f64| h - pad - v / max * (h - 2.0 * pad);
+    let line = |f: &dyn Fn(&(f64, f64, f64)) -> f64, max: f64| {
+        series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{:.1},{:.1}", x(i), y(f(s), max)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let svg = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{pad}" y="20">End-to-end latency (ms, left: p50 blue, p99 red; max {max_ms:.0}) and turns in flight (grey, max {max_flight:.0}) per second</text>
+<line x1="{pad}" y1="{b}" x2="{r}" y2="{b}" stroke="black"/><line x1="{pad}" y1="{pad}" x2="{pad}" y2="{b}" stroke="black"/>
+<polyline fill="none" stroke="#999" stroke-width="1.5" points="{flight}"/>
+<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="{p50}"/>
+<polyline fill="none" stroke="#d62728" stroke-width="2" points="{p99}"/>
+<text x="{pad}" y="{lab}">0 s</text><text x="{r}" y="{lab}" text-anchor="end">{secs} s</text>
+</svg>
+"##,
+        b = h - pad,
+        r = w - pad,
+        lab = h - pad + 18.0,
+        secs = series.len(),
+        flight = line(&|s| s.2, max_flight),
+        p50 = line(&|s| s.0, max_ms),
+        p99 = line(&|s| s.1, max_ms),
+    );
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, svg)?;
+    Ok(())
+}
