@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use policy_core::{load_dir, Corpus};
-use policy_search::indexer::{chunk_records, index_versions, IndexReport};
+use policy_search::indexer::{self, IndexReport};
 use policy_search::{
     CachedEmbedder, ConfidenceTiers, EmbeddedIndex, EmbeddedRetriever, Embedder,
     LexicalCosineReranker, MiniLmEmbedder,
@@ -27,22 +27,6 @@ pub struct Embedded {
     pub embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
     pub corpus: Arc<Corpus>,
     pub index_report: IndexReport,
-}
-
-/// Indexes every version of `corpus` that is not already indexed with the same content.
-pub fn index_corpus(
-    index: &EmbeddedIndex,
-    embedder: &dyn Embedder,
-    corpus: &Corpus,
-    progress: impl FnMut(usize, usize),
-) -> Result<IndexReport, AssemblyError> {
-    let versions = corpus
-        .manifest()
-        .versions()
-        .filter(|v| !corpus.failed_versions().contains_key(&v.id))
-        .map(|v| (v.id.clone(), chunk_records(corpus, &v.id, "active")))
-        .collect();
-    index_versions(index, embedder, versions, progress).map_err(|e| AssemblyError(e.to_string()))
 }
 
 pub fn build(
@@ -70,12 +54,14 @@ pub fn build(
     let embedder = Arc::new(CachedEmbedder::new(model, config.query_cache_size));
     let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
     let mut last_logged = 0;
-    let index_report = index_corpus(&index, embedder.inner().as_ref(), &corpus, |done, total| {
-        if done == total || done >= last_logged + 250 {
-            tracing::info!(done, total, "indexing chunks");
-            last_logged = done;
-        }
-    })?;
+    let index_report =
+        indexer::index_corpus(&index, embedder.inner().as_ref(), &corpus, |done, total| {
+            if done == total || done >= last_logged + 250 {
+                tracing::info!(done, total, "indexing chunks");
+                last_logged = done;
+            }
+        })
+        .map_err(|e| AssemblyError(e.to_string()))?;
     let retriever = Arc::new(EmbeddedRetriever::new(index.clone(), embedder.clone()));
     let tiers = ConfidenceTiers {
         answer: config.answer_threshold,

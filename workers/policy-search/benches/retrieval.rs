@@ -10,7 +10,7 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, Criterion};
 use policy_core::load_dir;
 use policy_search::embed::default_model_dir;
-use policy_search::indexer::{chunk_records, index_versions};
+use policy_search::indexer::index_corpus;
 use policy_search::*;
 
 fn retrieval(c: &mut Criterion) {
@@ -20,13 +20,8 @@ fn retrieval(c: &mut Criterion) {
         Box::new(MiniLmEmbedder::load(&default_model_dir()).expect("model (make install)"));
     let dir = tempfile::tempdir().unwrap();
     let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
-    let versions = corpus
-        .manifest()
-        .versions()
-        .map(|v| (v.id.clone(), chunk_records(&corpus, &v.id, "active")))
-        .collect();
     let started = Instant::now();
-    let report = index_versions(&index, model.as_ref(), versions, |_, _| {}).unwrap();
+    let report = index_corpus(&index, model.as_ref(), &corpus, |_, _| {}).unwrap();
     eprintln!(
         "full reindex: {} chunks of {} versions in {:.1} s",
         report.chunks,

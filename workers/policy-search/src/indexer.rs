@@ -165,3 +165,20 @@ pub fn index_versions(
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
+
+/// Indexes every usable version of `corpus` (versions whose documents failed to load are left
+/// out) that is not already indexed with the same content.
+pub fn index_corpus(
+    index: &EmbeddedIndex,
+    embedder: &dyn Embedder,
+    corpus: &Corpus,
+    progress: impl FnMut(usize, usize),
+) -> Result<IndexReport, SearchError> {
+    let versions = corpus
+        .manifest()
+        .versions()
+        .filter(|v| !corpus.failed_versions().contains_key(&v.id))
+        .map(|v| (v.id.clone(), chunk_records(corpus, &v.id, "active")))
+        .collect();
+    index_versions(index, embedder, versions, progress)
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use policy_core::golden::ExpectedOutcome;
 use policy_core::{load_cases, load_dir, Corpus};
 use policy_search::embed::default_model_dir;
-use policy_search::indexer::{chunk_records, index_versions};
+use policy_search::indexer::index_corpus;
 use policy_search::*;
 
 fn golden() -> PathBuf {
@@ -29,12 +29,7 @@ fn fixture() -> &'static Fixture {
             Box::new(MiniLmEmbedder::load(&default_model_dir()).expect("model (make install)"));
         let dir = tempfile::tempdir().unwrap();
         let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
-        let versions = corpus
-            .manifest()
-            .versions()
-            .map(|v| (v.id.clone(), chunk_records(&corpus, &v.id, "active")))
-            .collect();
-        index_versions(&index, embedder.as_ref(), versions, |_, _| {}).unwrap();
+        index_corpus(&index, embedder.as_ref(), &corpus, |_, _| {}).unwrap();
         let retriever =
             EmbeddedRetriever::new(index, Arc::new(CachedEmbedder::new(embedder, 1024)));
         Fixture {

@@ -130,7 +130,7 @@ pub mod workers {
                 policy_search::MiniLmEmbedder::load(&policy_search::embed::default_model_dir())
                     .expect("model (make install)");
             let index = policy_search::EmbeddedIndex::open(&dir).expect("index");
-            policy_pipeline::embedded::index_corpus(&index, &model, &corpus, |_, _| {})
+            policy_search::indexer::index_corpus(&index, &model, &corpus, |_, _| {})
                 .expect("indexing");
             dir
         })
