@@ -1,6 +1,7 @@
 //! Kafka plumbing shared by every worker: client configuration, the declarative topic specs
 //! and their application, and message decoding that always names where a message came from.
 
+pub mod assignment;
 pub mod config;
 pub mod message;
 pub mod metrics;

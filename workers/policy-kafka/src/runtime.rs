@@ -9,6 +9,7 @@
 //!   letter (reason + original bytes) and the partition moves on.
 //! - On revocation the finished prefix of the revoked partitions is committed synchronously and
 //!   late completions for them are dropped; on shutdown the lanes drain and a final commit runs.
+//! - A member left without partitions by a faulty rebalance rejoins ([`crate::assignment`]).
 
 use std::future::Future;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -26,6 +27,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
+use crate::assignment::{check_and_rejoin, StrandedDetector};
 use crate::config::KafkaConfig;
 use crate::metrics::WorkerMetrics;
 use crate::offsets::OffsetTracker;
@@ -69,6 +71,9 @@ pub struct WorkerConfig {
     /// Transient failures of one message retried before it is dead-lettered.
     pub max_transient_retries: usize,
     pub drain_timeout: Duration,
+    /// How often a member that owns no partitions checks whether it was stranded
+    /// ([`crate::assignment`]).
+    pub assignment_check_interval: Duration,
 }
 
 impl WorkerConfig {
@@ -83,6 +88,7 @@ impl WorkerConfig {
             commit_interval: Duration::from_millis(500),
             max_transient_retries: 8,
             drain_timeout: Duration::from_secs(20),
+            assignment_check_interval: Duration::from_secs(10),
         }
     }
 }
@@ -321,11 +327,16 @@ pub async fn run_worker(
     tracing::info!(stage = config.stage, group = config.group_id, topics = ?config.input_topics, lanes = lanes.len(), "worker started");
     let lag_task = tokio::spawn(crate::metrics::track_lag(consumer.clone(), metrics.clone()));
     let mut commit_tick = tokio::time::interval(config.commit_interval);
+    let mut assignment_tick = tokio::time::interval(config.assignment_check_interval);
+    let mut stranded = StrandedDetector::default();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
             _ = commit_tick.tick() => commit(&consumer, &tracker, CommitMode::Async),
+            _ = assignment_tick.tick() => {
+                check_and_rejoin(&consumer, &mut stranded, &config.group_id, &config.input_topics).await;
+            }
             received = consumer.recv() => match received {
                 Ok(message) => {
                     let message = message.detach();

@@ -229,6 +229,13 @@ pub mod workers {
             );
         }
 
+        /// The last `lines` lines of the worker's log, for failure messages.
+        pub fn log_tail(&self, lines: usize) -> String {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let all: Vec<&str> = text.lines().collect();
+            all[all.len().saturating_sub(lines)..].join("\n")
+        }
+
         /// SIGKILL: no drain, no final commit.
         pub fn kill_9(mut self) {
             self.child.kill().unwrap();
