@@ -99,6 +99,7 @@ pub struct Draft {
 pub struct Citation {
     pub clause_id: String,
     pub version_id: String,
+    pub effective_from: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -124,6 +125,8 @@ pub struct PolicyAnswer {
     pub input: InputCoordinates,
     pub stage_latency_ms: BTreeMap<String, f64>,
     pub answered_at: i64,
+    pub topic: Option<String>,
+    pub ip_region: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -142,6 +145,8 @@ pub struct Escalation {
     pub input: InputCoordinates,
     pub stage_latency_ms: BTreeMap<String, f64>,
     pub escalated_at: i64,
+    pub topic: Option<String>,
+    pub ip_region: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -137,7 +137,10 @@ fn outcomes() {
             citations: vec![Citation {
                 clause_id: "eu-v4#sec-3.2".into(),
                 version_id: "eu-v4".into(),
+                effective_from: Some(1_769_904_000_000),
             }],
+            topic: Some("return_window".into()),
+            ip_region: Some("us".into()),
             input: coordinates(),
             judge_reasons: vec!["ok".into()],
             banner: Some("banner".into()),

@@ -27,6 +27,10 @@ pub struct Clause {
     /// Only the clause's own text, before its first sub-heading: what gets indexed, so that a
     /// parent section does not compete with its own sub-clauses.
     pub body: String,
+    /// Topic the policy author tagged the clause with (`<!-- topic: return_window -->` right
+    /// under its heading): the same key in every region, so analytics can compare regions.
+    #[serde(default)]
+    pub topic: Option<String>,
 }
 
 /// Where a clause sits: the version it belongs to and the file it came from.
@@ -82,6 +86,22 @@ fn parse_heading(line: &str) -> Option<Heading> {
     })
 }
 
+/// `<!-- topic: return_window -->` → `return_window`.
+pub fn topic_tag(line: &str) -> Option<&str> {
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim()
+        .strip_prefix("topic:")?
+        .trim();
+    let valid = !inner.is_empty()
+        && inner
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then_some(inner)
+}
+
 /// Parses one markdown document of a version into its clauses, in document order.
 pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
     struct Open {
@@ -90,6 +110,7 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
         text: Vec<String>,
         body_done: bool,
         body: Vec<String>,
+        topic: Option<String>,
     }
     let mut clauses: Vec<(usize, Clause)> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
@@ -116,6 +137,7 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
                 source_file: origin.source_file.to_string(),
                 text: o.text.join("\n").trim().to_string(),
                 body: o.body.join("\n").trim().to_string(),
+                topic: o.topic,
             },
         ));
     };
@@ -142,7 +164,14 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
                     text: Vec::new(),
                     body_done: false,
                     body: Vec::new(),
+                    topic: None,
                 });
+            }
+            None if !in_fence && topic_tag(line).is_some() => {
+                // A tag belongs to the innermost clause and is not part of any clause's text.
+                if let Some(o) = open.last_mut().filter(|o| !o.body_done) {
+                    o.topic = topic_tag(line).map(str::to_string);
+                }
             }
             None => {
                 for o in &mut open {

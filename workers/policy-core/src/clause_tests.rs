@@ -184,3 +184,40 @@ fn oversized_sentence_stays_whole_and_empty_body_uses_title() {
         "Only a title. Only a title"
     );
 }
+
+#[test]
+fn topic_tag_under_heading_names_the_clause_topic_and_is_not_text() {
+    let doc = "## 3. Returns\n\n<!-- topic: returns -->\nGeneral rules.\n\n### 3.2 Return window\n\n<!-- topic: return_window -->\nWithin 30 days.\n\n### 3.3 Exclusions\n\nNo tag here.\n";
+    let clauses = parse_clauses(doc, origin());
+    let window = find(&clauses, "eu-v4#sec-3.2");
+    assert_eq!(window.topic.as_deref(), Some("return_window"));
+    assert_eq!(window.text, "Within 30 days.");
+    let section = find(&clauses, "eu-v4#sec-3");
+    assert_eq!(
+        section.topic.as_deref(),
+        Some("returns"),
+        "the parent keeps its own tag"
+    );
+    assert!(!section.text.contains("<!--"), "{}", section.text);
+    assert_eq!(find(&clauses, "eu-v4#sec-3.3").topic, None);
+}
+
+#[test]
+fn topic_tag_syntax() {
+    assert_eq!(
+        topic_tag("<!-- topic: return_window -->"),
+        Some("return_window")
+    );
+    assert_eq!(topic_tag("  <!--topic:gift-cards-->  "), Some("gift-cards"));
+    assert_eq!(topic_tag("<!-- topic: -->"), None);
+    assert_eq!(topic_tag("<!-- topic: two words -->"), None);
+    assert_eq!(topic_tag("<!-- note: x -->"), None);
+    assert_eq!(topic_tag("topic: x"), None);
+}
+
+#[test]
+fn untagged_clause_with_sub_clauses_has_no_topic() {
+    let doc = "### 3.2 Return window\n\nWithin 30 days.\n\n#### 3.2.1 Holidays\n\nUntil January.\n";
+    let clauses = parse_clauses(doc, origin());
+    assert_eq!(find(&clauses, "eu-v4#sec-3.2").topic, None);
+}

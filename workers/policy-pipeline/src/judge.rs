@@ -62,13 +62,32 @@ impl JudgeStage {
         if !verdict.passed() {
             let code = verdict.reasons[0].code();
             let reasons = verdict.reasons.iter().map(ToString::to_string).collect();
-            return Ok(escalate(&state, code, reasons));
+            let mut outcome = escalate(&state, code, reasons);
+            if let Outcome::Escalate(escalation) = &mut outcome {
+                escalation.topic = drafted_topic(&state, &verdict, serving);
+            }
+            return Ok(outcome);
         }
-        Ok(answer(state, &verdict))
+        Ok(answer(state, &verdict, serving))
     }
 }
 
-fn answer(state: TurnState, verdict: &Verdict) -> Outcome {
+/// The topic a rejected draft was about: its first known citation, else the top retrieved clause.
+fn drafted_topic(state: &TurnState, verdict: &Verdict, serving: &ServingState) -> Option<String> {
+    let top_retrieved = state
+        .retrieval
+        .as_ref()
+        .and_then(|r| r.clauses.first())
+        .map(|c| c.clause_id.as_str());
+    verdict
+        .cited
+        .iter()
+        .map(String::as_str)
+        .chain(top_retrieved)
+        .find_map(|id| serving.corpus.clause(id).and_then(|c| c.topic.clone()))
+}
+
+fn answer(state: TurnState, verdict: &Verdict, serving: &ServingState) -> Outcome {
     let enrichment = state.enrichment.expect("enriched");
     let retrieval = state.retrieval.expect("retrieved");
     let Draft {
@@ -80,8 +99,16 @@ fn answer(state: TurnState, verdict: &Verdict) -> Outcome {
         .map(|id| Citation {
             clause_id: id.clone(),
             version_id: id.split('#').next().unwrap_or_default().to_string(),
+            effective_from: serving
+                .corpus
+                .clause(id)
+                .map(|c| c.effective_from.timestamp_millis()),
         })
         .collect();
+    let topic = verdict
+        .cited
+        .iter()
+        .find_map(|id| serving.corpus.clause(id).and_then(|c| c.topic.clone()));
     Outcome::Answer(PolicyAnswer {
         conversation_id: state.turn.conversation_id,
         turn_id: state.turn.turn_id,
@@ -104,5 +131,7 @@ fn answer(state: TurnState, verdict: &Verdict) -> Outcome {
         input: state.input,
         stage_latency_ms: state.stage_latency_ms,
         answered_at: now_millis(),
+        topic,
+        ip_region: state.turn.ip_region,
     })
 }

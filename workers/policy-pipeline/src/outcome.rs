@@ -90,5 +90,7 @@ pub fn escalate(state: &TurnState, reason_code: &str, reasons: Vec<String>) -> O
         input: state.input.clone(),
         stage_latency_ms: state.stage_latency_ms.clone(),
         escalated_at: now_millis(),
+        topic: None,
+        ip_region: state.turn.ip_region.clone(),
     })
 }
