@@ -99,8 +99,26 @@ pub enum WorkerError {
     Kafka(#[from] rdkafka::error::KafkaError),
 }
 
-struct RebalanceContext {
+/// Commits the finished prefix of revoked partitions and registers assigned ones with the
+/// offset tracker. Shared by the stage runtime and the batching sinks.
+pub struct RebalanceContext {
     tracker: Arc<Mutex<OffsetTracker>>,
+}
+
+/// A group member with manual offsets, subscribed to `topics`, whose rebalances go through
+/// `tracker`.
+pub fn group_consumer(
+    kafka: &KafkaConfig,
+    group_id: &str,
+    topics: &[String],
+    tracker: Arc<Mutex<OffsetTracker>>,
+) -> Result<Arc<StreamConsumer<RebalanceContext>>, WorkerError> {
+    let consumer: StreamConsumer<RebalanceContext> = kafka
+        .consumer(group_id)
+        .create_with_context(RebalanceContext { tracker })?;
+    let topics: Vec<&str> = topics.iter().map(String::as_str).collect();
+    consumer.subscribe(&topics)?;
+    Ok(Arc::new(consumer))
 }
 
 impl ClientContext for RebalanceContext {}
@@ -281,15 +299,12 @@ pub async fn run_worker(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), WorkerError> {
     let tracker = Arc::new(Mutex::new(OffsetTracker::default()));
-    let consumer: Arc<StreamConsumer<RebalanceContext>> = Arc::new(
-        kafka
-            .consumer(&config.group_id)
-            .create_with_context(RebalanceContext {
-                tracker: tracker.clone(),
-            })?,
-    );
-    let topics: Vec<&str> = config.input_topics.iter().map(String::as_str).collect();
-    consumer.subscribe(&topics)?;
+    let consumer = group_consumer(
+        kafka,
+        &config.group_id,
+        &config.input_topics,
+        tracker.clone(),
+    )?;
     let shared = Arc::new(Shared {
         stage: config.stage.clone(),
         dead_letter_topic: config.dead_letter_topic.clone(),
@@ -374,7 +389,8 @@ pub async fn run_worker(
     Ok(())
 }
 
-fn commit(
+/// Commits what the tracker says is finished; a failed commit is retried on the next call.
+pub fn commit(
     consumer: &StreamConsumer<RebalanceContext>,
     tracker: &Mutex<OffsetTracker>,
     mode: CommitMode,

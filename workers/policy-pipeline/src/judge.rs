@@ -65,6 +65,11 @@ impl JudgeStage {
             let mut outcome = escalate(&state, code, reasons);
             if let Outcome::Escalate(escalation) = &mut outcome {
                 escalation.topic = drafted_topic(&state, &verdict, serving);
+                // What the rejected draft cited: the audit measures grounding on every draft,
+                // not only on the answers that passed.
+                escalation
+                    .context
+                    .insert("draft_citations".into(), verdict.cited.join(","));
             }
             return Ok(outcome);
         }

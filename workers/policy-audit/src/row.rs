@@ -1,0 +1,228 @@
+//! One audit row per turn, encoded from whatever final record the pipeline produced.
+//! Pure: no I/O, so every mapping is unit-tested.
+
+use clickhouse::Row;
+use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer};
+/// Where the audit worker read a record (not the turn's own input coordinates).
+pub use policy_kafka::Coordinates;
+use serde::{Deserialize, Serialize};
+
+/// Columns of `turns` (migration 0001), in table order: RowBinary is positional.
+#[derive(Debug, Clone, Default, PartialEq, Row, Serialize, Deserialize)]
+pub struct AuditRow {
+    pub turn_id: String,
+    pub conversation_id: String,
+    /// `answer`, `escalate`, `dead_letter` or `undecodable`.
+    pub outcome: String,
+    pub question: String,
+    pub resolved_region: String,
+    pub region_source: String,
+    pub region_disagreement: u8,
+    pub ip_region: String,
+    pub resolved_version: String,
+    /// Seconds since the epoch (ClickHouse `DateTime`); 0 with `has_effective_at = 0`.
+    pub effective_at: u32,
+    pub has_effective_at: u8,
+    pub manifest_sha: String,
+    pub topic: String,
+    pub tier: String,
+    pub confidence: f64,
+    pub cited_clause_ids: Vec<String>,
+    pub cited_versions: Vec<String>,
+    /// Effective date of each cited clause's version (same order as `cited_clause_ids`).
+    pub cited_effective_from: Vec<u32>,
+    pub judge_verdict: String,
+    pub judge_reasons: Vec<String>,
+    pub reason_code: String,
+    pub answer_text: String,
+    pub latency_enrich_ms: f64,
+    pub latency_retrieve_ms: f64,
+    pub latency_generate_ms: f64,
+    pub latency_judge_ms: f64,
+    pub latency_total_ms: f64,
+    pub input_topic: String,
+    pub input_partition: i32,
+    pub input_offset: i64,
+    pub source_topic: String,
+    pub source_partition: i32,
+    pub source_offset: i64,
+    pub processed_at: u32,
+    /// Millisecond precision of `processed_at`; the ReplacingMergeTree version column.
+    pub processed_at_ms: u64,
+}
+
+fn seconds(millis: i64) -> u32 {
+    (millis.max(0) / 1000).min(u32::MAX as i64) as u32
+}
+
+fn latencies(row: &mut AuditRow, stage_latency_ms: &std::collections::BTreeMap<String, f64>) {
+    let get = |stage: &str| stage_latency_ms.get(stage).copied().unwrap_or(0.0);
+    row.latency_enrich_ms = get("enrich");
+    row.latency_retrieve_ms = get("retrieve");
+    row.latency_generate_ms = get("generate");
+    row.latency_judge_ms = get("judge");
+    row.latency_total_ms = stage_latency_ms.values().sum();
+}
+
+fn with_coordinates(mut row: AuditRow, input: &InputCoordinates, source: &Coordinates) -> AuditRow {
+    row.input_topic = input.topic.clone();
+    row.input_partition = input.partition;
+    row.input_offset = input.offset;
+    row.source_topic = source.topic.clone();
+    row.source_partition = source.partition;
+    row.source_offset = source.offset;
+    row
+}
+
+fn processed(mut row: AuditRow, at_ms: i64) -> AuditRow {
+    row.processed_at = seconds(at_ms);
+    row.processed_at_ms = at_ms.max(0) as u64;
+    row
+}
+
+pub fn from_answer(answer: &PolicyAnswer, source: &Coordinates) -> AuditRow {
+    let mut row = AuditRow {
+        turn_id: answer.turn_id.clone(),
+        conversation_id: answer.conversation_id.clone(),
+        outcome: "answer".into(),
+        question: answer.question.clone(),
+        resolved_region: answer.resolved_region.clone(),
+        region_source: answer.region_source.clone(),
+        region_disagreement: answer.region_disagreement.into(),
+        ip_region: answer.ip_region.clone().unwrap_or_default(),
+        resolved_version: answer.resolved_version.clone(),
+        effective_at: answer.effective_at.map(seconds).unwrap_or(0),
+        has_effective_at: answer.effective_at.is_some().into(),
+        manifest_sha: answer.manifest_sha.clone(),
+        topic: answer.topic.clone().unwrap_or_default(),
+        tier: answer.tier.clone(),
+        confidence: answer.confidence,
+        cited_clause_ids: answer
+            .citations
+            .iter()
+            .map(|c| c.clause_id.clone())
+            .collect(),
+        cited_versions: answer
+            .citations
+            .iter()
+            .map(|c| c.version_id.clone())
+            .collect(),
+        cited_effective_from: answer
+            .citations
+            .iter()
+            .map(|c| c.effective_from.map(seconds).unwrap_or(0))
+            .collect(),
+        judge_verdict: answer.judge_verdict.clone(),
+        judge_reasons: answer.judge_reasons.clone(),
+        answer_text: answer.answer_text.clone(),
+        ..Default::default()
+    };
+    latencies(&mut row, &answer.stage_latency_ms);
+    processed(
+        with_coordinates(row, &answer.input, source),
+        answer.answered_at,
+    )
+}
+
+pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRow {
+    let context = |key: &str| escalation.context.get(key).cloned().unwrap_or_default();
+    let effective_at = escalation
+        .context
+        .get("effective_at_ms")
+        .and_then(|v| v.parse::<i64>().ok());
+    // The judge records what a rejected draft cited; other escalations had no draft.
+    let draft_citations: Vec<String> = escalation
+        .context
+        .get("draft_citations")
+        .map(|list| {
+            list.split(',')
+                .filter(|id| !id.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut row = AuditRow {
+        cited_versions: draft_citations
+            .iter()
+            .map(|id| id.split('#').next().unwrap_or_default().to_string())
+            .collect(),
+        cited_clause_ids: draft_citations,
+        turn_id: escalation.turn_id.clone(),
+        conversation_id: escalation.conversation_id.clone(),
+        outcome: "escalate".into(),
+        question: escalation.question.clone(),
+        resolved_region: escalation.resolved_region.clone().unwrap_or_default(),
+        region_source: context("region_source"),
+        region_disagreement: (context("region_disagreement") == "true").into(),
+        ip_region: escalation.ip_region.clone().unwrap_or_default(),
+        resolved_version: escalation.resolved_version.clone().unwrap_or_default(),
+        effective_at: effective_at.map(seconds).unwrap_or(0),
+        has_effective_at: effective_at.is_some().into(),
+        manifest_sha: escalation.manifest_sha.clone().unwrap_or_default(),
+        topic: escalation.topic.clone().unwrap_or_default(),
+        confidence: context("confidence").parse().unwrap_or(0.0),
+        judge_verdict: "escalate".into(),
+        judge_reasons: escalation.reasons.clone(),
+        reason_code: escalation.reason_code.clone(),
+        answer_text: escalation.summary.clone(),
+        ..Default::default()
+    };
+    latencies(&mut row, &escalation.stage_latency_ms);
+    processed(
+        with_coordinates(row, &escalation.input, source),
+        escalation.escalated_at,
+    )
+}
+
+/// A dead letter has no turn id we can trust; its poison message's coordinates identify it, so a
+/// re-delivered dead letter replaces its own row.
+pub fn from_dead_letter(letter: &DeadLetter, source: &Coordinates) -> AuditRow {
+    let input = InputCoordinates {
+        topic: letter.source_topic.clone(),
+        partition: letter.source_partition,
+        offset: letter.source_offset,
+    };
+    let row = AuditRow {
+        turn_id: format!(
+            "dead-letter:{}:{}:{}",
+            letter.source_topic, letter.source_partition, letter.source_offset
+        ),
+        conversation_id: letter
+            .key
+            .as_deref()
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .unwrap_or_default(),
+        outcome: "dead_letter".into(),
+        judge_verdict: "not_judged".into(),
+        judge_reasons: vec![letter.error.clone()],
+        reason_code: format!("dead_letter_{}", letter.stage),
+        ..Default::default()
+    };
+    processed(with_coordinates(row, &input, source), letter.failed_at)
+}
+
+/// A record the audit worker itself could not decode: still a row (never silently dropped),
+/// identified by where it was read.
+pub fn undecodable(source: &Coordinates, error: &str, now_ms: i64) -> AuditRow {
+    let row = AuditRow {
+        turn_id: format!(
+            "undecodable:{}:{}:{}",
+            source.topic, source.partition, source.offset
+        ),
+        outcome: "undecodable".into(),
+        judge_verdict: "not_judged".into(),
+        judge_reasons: vec![error.to_string()],
+        reason_code: "undecodable_audit_input".into(),
+        ..Default::default()
+    };
+    let input = InputCoordinates {
+        topic: source.topic.clone(),
+        partition: source.partition,
+        offset: source.offset,
+    };
+    processed(with_coordinates(row, &input, source), now_ms)
+}
+
+#[cfg(test)]
+#[path = "row_tests.rs"]
+mod tests;
