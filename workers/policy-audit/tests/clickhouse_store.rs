@@ -65,7 +65,7 @@ fn answer(turn: usize, region: &str, version: &str, cited: &str, text: &str) -> 
         stage_latency_ms: BTreeMap::from([("enrich".into(), 1.0), ("retrieve".into(), 3.0)]),
         answered_at: 1_790_000_000_000 + turn as i64,
         topic: Some("return_window".into()),
-        ip_region: Some(if turn % 2 == 0 {
+        ip_region: Some(if turn.is_multiple_of(2) {
             region.into()
         } else {
             "us".into()
