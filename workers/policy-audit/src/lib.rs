@@ -14,6 +14,7 @@ pub mod row;
 pub mod sink;
 pub mod store;
 pub mod svg;
+pub mod synthetic;
 
 pub use config::AuditConfig;
 pub use row::AuditRow;

@@ -115,6 +115,35 @@ impl Corpus {
     pub fn failed_versions(&self) -> &BTreeMap<String, String> {
         &self.failed_versions
     }
+
+    /// Topics whose policy differs by region: two regions that never share a wording of the
+    /// topic, in any version. For those, one identical answer in every region is a defect
+    /// (the "entropy collapse" the audit report alerts on).
+    pub fn region_dependent_topics(&self) -> BTreeSet<String> {
+        let mut wordings: BTreeMap<&str, BTreeMap<&str, BTreeSet<&str>>> = BTreeMap::new();
+        for clause in &self.clauses {
+            if let Some(topic) = &clause.topic {
+                wordings
+                    .entry(topic)
+                    .or_default()
+                    .entry(&clause.region)
+                    .or_default()
+                    .insert(&clause.body);
+            }
+        }
+        wordings
+            .into_iter()
+            .filter(|(_, by_region)| {
+                let regions: Vec<&BTreeSet<&str>> = by_region.values().collect();
+                regions.iter().enumerate().any(|(i, a)| {
+                    regions[i + 1..]
+                        .iter()
+                        .any(|b| a.intersection(b).next().is_none())
+                })
+            })
+            .map(|(topic, _)| topic.to_string())
+            .collect()
+    }
 }
 
 /// Reads `manifest.json` and every `{region}/v{N}/*.md` under `dir`. Manifest problems (invalid

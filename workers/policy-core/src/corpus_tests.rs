@@ -91,3 +91,43 @@ fn missing_manifest_is_an_io_error() {
     let dir = tempfile::tempdir().unwrap();
     assert!(matches!(load_dir(dir.path()), Err(CorpusError::Io { .. })));
 }
+
+#[test]
+fn region_dependent_topics_are_those_two_regions_never_word_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = r#"{"regions": {
+      "eu": {"versions": [{"id": "eu-v1", "effective_from": "2025-01-01", "effective_to": null}]},
+      "us": {"versions": [{"id": "us-v1", "effective_from": "2025-01-01", "effective_to": "2026-01-01"},
+                          {"id": "us-v2", "effective_from": "2026-01-01", "effective_to": null}]}}}"#;
+    write(dir.path(), "manifest.json", manifest.as_bytes());
+    let doc = |window: &str, renewal: &str, cards: &str| {
+        format!(
+            "## 1 Returns\n<!-- topic: return_window -->\nWithin {window} days.\n\n\
+             ## 2 Renewal\n<!-- topic: auto_renewal -->\n{renewal}\n\n\
+             ## 3 Gift cards\n<!-- topic: gift_cards -->\n{cards}\n"
+        )
+    };
+    let same_renewal = "Memberships renew every year.";
+    write(
+        dir.path(),
+        "eu/v1/p.md",
+        doc("14", same_renewal, "Valid 3 years.").as_bytes(),
+    );
+    write(
+        dir.path(),
+        "us/v1/p.md",
+        doc("30", "Renews monthly.", "Valid 5 years.").as_bytes(),
+    );
+    write(
+        dir.path(),
+        "us/v2/p.md",
+        doc("45", same_renewal, "Valid 3 years.").as_bytes(),
+    );
+    let corpus = load_dir(dir.path()).unwrap();
+    let topics: Vec<String> = corpus.region_dependent_topics().into_iter().collect();
+    assert_eq!(
+        topics,
+        ["return_window"],
+        "auto_renewal and gift_cards share a wording between eu and us-v2"
+    );
+}

@@ -28,6 +28,8 @@ pub enum StageArg {
     Retrieve,
     Generate,
     Judge,
+    /// Outcomes and dead letters → ClickHouse audit rows.
+    Audit,
 }
 
 #[derive(Args)]
@@ -56,6 +58,14 @@ pub struct WorkerArgs {
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let stage = match args.stage {
+        StageArg::Audit => {
+            return crate::cmd_audit::run_worker(
+                &args.topic_prefix,
+                args.group,
+                args.metrics_listen,
+            )
+            .await
+        }
         StageArg::All => Stage::All,
         StageArg::Enrich => Stage::Enrich,
         StageArg::Retrieve => Stage::Retrieve,

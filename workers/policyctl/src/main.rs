@@ -1,6 +1,8 @@
 //! `policyctl`: one binary for operators and workers.
 
 mod cmd_ask;
+mod cmd_audit;
+mod cmd_bench;
 mod cmd_eval;
 mod cmd_loadtest;
 mod cmd_manifest;
@@ -46,6 +48,11 @@ enum Command {
     Loadtest(cmd_loadtest::LoadtestArgs),
     /// Run golden cases through the pipeline and report accuracy metrics.
     Eval(cmd_eval::EvalArgs),
+    /// Audit analytics from ClickHouse: tables, an HTML report, alert thresholds (exit 2).
+    Report(cmd_audit::ReportArgs),
+    /// Benchmarks that need the servers (criterion covers the pure parts: `make bench`).
+    #[command(subcommand)]
+    Bench(cmd_bench::BenchCommand),
     /// Avro schemas: register them, check compatibility of a change.
     #[command(subcommand)]
     Schemas(cmd_schemas::SchemasCommand),
@@ -73,6 +80,8 @@ async fn main() -> ExitCode {
         Command::Worker(args) => cmd_worker::run(args).await,
         Command::Ask(args) => cmd_ask::run(args).await,
         Command::Loadtest(args) => cmd_loadtest::run(args).await,
+        Command::Report(args) => cmd_audit::report(args).await,
+        Command::Bench(c) => cmd_bench::run(c).await,
     };
     match result {
         Ok(code) => code,
