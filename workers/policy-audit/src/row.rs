@@ -161,7 +161,14 @@ pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRo
         manifest_sha: escalation.manifest_sha.clone().unwrap_or_default(),
         topic: escalation.topic.clone().unwrap_or_default(),
         confidence: context("confidence").parse().unwrap_or(0.0),
-        judge_verdict: "escalate".into(),
+        // The judge marks its rejections with the draft's citations; other stages escalate
+        // before any draft exists.
+        judge_verdict: if escalation.context.contains_key("draft_citations") {
+            "reject"
+        } else {
+            "not_judged"
+        }
+        .into(),
         judge_reasons: escalation.reasons.clone(),
         reason_code: escalation.reason_code.clone(),
         answer_text: escalation.summary.clone(),

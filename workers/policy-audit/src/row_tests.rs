@@ -134,6 +134,7 @@ fn escalation_row_reads_region_and_confidence_from_its_context() {
         "what the rejected draft cited"
     );
     assert_eq!(row.topic, "gift_cards");
+    assert_eq!(row.judge_verdict, "reject", "a judge rejection");
     assert_eq!(row.processed_at, 5);
 }
 
@@ -151,6 +152,7 @@ fn escalation_before_enrichment_has_empty_region_and_no_date() {
     assert_eq!(row.has_effective_at, 0);
     assert_eq!(row.confidence, 0.0);
     assert!(row.cited_clause_ids.is_empty(), "no draft, no citations");
+    assert_eq!(row.judge_verdict, "not_judged");
 }
 
 #[test]

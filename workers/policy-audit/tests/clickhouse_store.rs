@@ -79,7 +79,10 @@ fn mismatch(turn: usize) -> Escalation {
         conversation_id: format!("c{turn}"),
         turn_id: format!("t{turn}"),
         reason_code: "version_mismatch".into(),
-        reasons: vec!["cites eu-v3 for an eu-v4 turn".into()],
+        reasons: vec![
+            "low_confidence: 0.41 is below 0.45".into(),
+            "version_mismatch: cites eu-v3#sec-3.2 but the turn resolved to eu-v4".into(),
+        ],
         resolved_region: Some("eu".into()),
         resolved_version: Some("eu-v4".into()),
         context: BTreeMap::from([("draft_citations".to_string(), "eu-v3#sec-3.2".to_string())]),

@@ -181,8 +181,13 @@ pub mod workers {
             Worker::start_stage("all", prefix)
         }
 
-        /// Starts one stage (`all`, `enrich`, `retrieve`, `generate`, `judge`).
+        /// Starts one stage (`all`, `enrich`, `retrieve`, `generate`, `judge`, `audit`).
         pub fn start_stage(stage: &str, prefix: &str) -> Worker {
+            Worker::start_with_env(stage, prefix, &[])
+        }
+
+        /// Starts one stage with extra environment variables (e.g. the audit database).
+        pub fn start_with_env(stage: &str, prefix: &str, env: &[(&str, &str)]) -> Worker {
             let dir = tempfile::tempdir().unwrap();
             let index = dir.path().join("index");
             copy_dir(shared_index(), &index);
@@ -199,6 +204,7 @@ pub mod workers {
                 ])
                 .arg(&index)
                 .env("POLICY_LOG", "info,rdkafka=warn")
+                .envs(env.iter().copied())
                 .stdout(Stdio::null())
                 .stderr(std::fs::File::create(&log).unwrap())
                 .spawn()
@@ -259,6 +265,63 @@ pub mod workers {
         fn drop(&mut self) {
             let _ = self.child.kill();
             let _ = self.child.wait();
+        }
+    }
+}
+
+pub mod audit {
+    //! The audit database of one test, on the ClickHouse started by `infra/start.sh`.
+
+    use policy_audit::analytics::Table;
+    use policy_audit::{AuditConfig, AuditStore};
+
+    pub struct AuditDb {
+        pub name: String,
+        pub store: AuditStore,
+    }
+
+    impl AuditDb {
+        /// A fresh database (migrated) named after the test.
+        pub async fn fresh(label: &str) -> AuditDb {
+            let mut config = AuditConfig::from_env().expect("audit config");
+            config.database = format!("audit_{label}_{}", uuid::Uuid::new_v4().simple());
+            let store = AuditStore::connect(&config)
+                .await
+                .unwrap_or_else(|e| panic!("{e} (run `make up`)"));
+            AuditDb {
+                name: config.database,
+                store,
+            }
+        }
+
+        /// One number from a query returning one row.
+        pub async fn scalar(&self, sql: &str) -> f64 {
+            let sql = sql.replace("{db}", &self.name);
+            let rows = self.store.query_json("test", &sql).await.unwrap();
+            let row = rows.first().unwrap_or_else(|| panic!("no row: {sql}"));
+            let (_, value) = row.iter().next().unwrap();
+            let mut single = serde_json::Map::new();
+            single.insert("v".into(), value.clone());
+            Table::number(&single, "v").unwrap()
+        }
+
+        /// Waits until `count() FINAL` reaches `rows`; returns the last count seen.
+        pub async fn wait_for_rows(&self, rows: usize, timeout: std::time::Duration) -> usize {
+            let deadline = std::time::Instant::now() + timeout;
+            loop {
+                let n = self.scalar("SELECT count() FROM {db}.turns FINAL").await as usize;
+                if n >= rows || std::time::Instant::now() > deadline {
+                    return n;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+        }
+
+        pub async fn drop(self) {
+            self.store
+                .execute(&format!("DROP DATABASE {}", self.name))
+                .await
+                .unwrap();
         }
     }
 }
