@@ -14,6 +14,7 @@ use policy_search::{
 use crate::config::PipelineConfig;
 use crate::generate::{ExtractiveGenerator, Generator};
 use crate::pipeline::Pipeline;
+use crate::published;
 use crate::retrieve::RetrieveStage;
 use crate::serving::{ServingHandle, ServingState};
 
@@ -39,9 +40,62 @@ pub fn build(
     config
         .validate()
         .map_err(|e| AssemblyError(e.to_string()))?;
-    let corpus = Arc::new(
-        load_dir(policies).map_err(|e| AssemblyError(format!("{}: {e}", policies.display())))?,
+    let corpus = load_corpus(policies)?;
+    let embedder = load_embedder(model_dir, &config)?;
+    let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
+    let index_report = index_with_progress(&index, &embedder, &corpus)?;
+    let serving = ServingState::from_corpus(corpus.clone());
+    Ok(assemble(
+        serving,
+        index,
+        embedder,
+        corpus,
+        index_report,
+        config,
+        generator,
+    ))
+}
+
+/// The serving side of a published data directory ([`crate::published`]): the index is opened
+/// read-only (the reindex worker writes it) and the corpus is the last published snapshot.
+pub fn build_published(
+    data_dir: &Path,
+    model_dir: &Path,
+    config: PipelineConfig,
+    generator: Option<Arc<dyn Generator>>,
+) -> Result<Embedded, AssemblyError> {
+    config
+        .validate()
+        .map_err(|e| AssemblyError(e.to_string()))?;
+    let sha = published::current(data_dir).ok_or_else(|| {
+        AssemblyError(format!(
+            "nothing published in {} yet: start `policyctl worker reindex --data-dir {0}` and \
+             run `policyctl policy publish`",
+            data_dir.display()
+        ))
+    })?;
+    let corpus = load_corpus(&published::snapshot_dir(data_dir, &sha))?;
+    let embedder = load_embedder(model_dir, &config)?;
+    let index = Arc::new(
+        EmbeddedIndex::open_read_only(&published::index_dir(data_dir))
+            .map_err(|e| AssemblyError(e.to_string()))?,
     );
+    let mut serving = ServingState::from_corpus(corpus.clone());
+    serving.manifest_sha = sha.clone();
+    serving.git_sha = Some(sha);
+    Ok(assemble(
+        serving,
+        index,
+        embedder,
+        corpus,
+        IndexReport::default(),
+        config,
+        generator,
+    ))
+}
+
+pub fn load_corpus(dir: &Path) -> Result<Arc<Corpus>, AssemblyError> {
+    let corpus = load_dir(dir).map_err(|e| AssemblyError(format!("{}: {e}", dir.display())))?;
     for (version, reason) in corpus.failed_versions() {
         tracing::error!(
             version,
@@ -49,25 +103,51 @@ pub fn build(
             "version not served: its documents are unusable"
         );
     }
+    Ok(Arc::new(corpus))
+}
+
+pub fn load_embedder(
+    model_dir: &Path,
+    config: &PipelineConfig,
+) -> Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, AssemblyError> {
     let model: Box<dyn Embedder> =
         Box::new(MiniLmEmbedder::load(model_dir).map_err(|e| AssemblyError(e.to_string()))?);
-    let embedder = Arc::new(CachedEmbedder::new(model, config.query_cache_size));
-    let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
+    Ok(Arc::new(CachedEmbedder::new(
+        model,
+        config.query_cache_size,
+    )))
+}
+
+/// Indexes what is new or changed in `corpus`, logging progress every 250 chunks.
+pub fn index_with_progress(
+    index: &EmbeddedIndex,
+    embedder: &CachedEmbedder<Box<dyn Embedder>>,
+    corpus: &Corpus,
+) -> Result<IndexReport, AssemblyError> {
     let mut last_logged = 0;
-    let index_report =
-        indexer::index_corpus(&index, embedder.inner().as_ref(), &corpus, |done, total| {
-            if done == total || done >= last_logged + 250 {
-                tracing::info!(done, total, "indexing chunks");
-                last_logged = done;
-            }
-        })
-        .map_err(|e| AssemblyError(e.to_string()))?;
+    indexer::index_corpus(index, embedder.inner().as_ref(), corpus, |done, total| {
+        if done == total || done >= last_logged + 250 {
+            tracing::info!(done, total, "indexing chunks");
+            last_logged = done;
+        }
+    })
+    .map_err(|e| AssemblyError(e.to_string()))
+}
+
+fn assemble(
+    serving: ServingState,
+    index: Arc<EmbeddedIndex>,
+    embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    corpus: Arc<Corpus>,
+    index_report: IndexReport,
+    config: PipelineConfig,
+    generator: Option<Arc<dyn Generator>>,
+) -> Embedded {
     let retriever = Arc::new(EmbeddedRetriever::new(index.clone(), embedder.clone()));
     let tiers = ConfidenceTiers {
         answer: config.answer_threshold,
         disclaimer: config.disclaimer_threshold,
     };
-    let generator_config = config.clone();
     let retrieve = RetrieveStage::new(
         retriever,
         Arc::new(LexicalCosineReranker::default()),
@@ -76,16 +156,20 @@ pub fn build(
     );
     let generator = generator.unwrap_or_else(|| {
         Arc::new(ExtractiveGenerator {
-            runner_up_margin: generator_config.runner_up_margin,
+            runner_up_margin: config.runner_up_margin,
         })
     });
-    let serving = ServingHandle::new(ServingState::from_corpus(corpus.clone()));
-    let pipeline = Arc::new(Pipeline::new(serving, retrieve, generator, config));
-    Ok(Embedded {
+    let pipeline = Arc::new(Pipeline::new(
+        ServingHandle::new(serving),
+        retrieve,
+        generator,
+        config,
+    ));
+    Embedded {
         pipeline,
         index,
         embedder,
         corpus,
         index_report,
-    })
+    }
 }

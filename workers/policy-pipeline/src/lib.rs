@@ -12,6 +12,7 @@ pub mod golden_turn;
 pub mod judge;
 pub mod outcome;
 pub mod pipeline;
+pub mod published;
 pub mod retrieve;
 pub mod serving;
 

@@ -115,7 +115,8 @@ pub struct EmbeddedIndex {
     fields: Fields,
     index: Index,
     reader: IndexReader,
-    writer: Mutex<IndexWriter>,
+    /// None when opened read-only: serving workers share the directory a reindex worker writes.
+    writer: Option<Mutex<IndexWriter>>,
     store: RwLock<Arc<VectorStore>>,
 }
 
@@ -164,7 +165,7 @@ impl EmbeddedIndex {
             fields,
             index,
             reader,
-            writer: Mutex::new(writer),
+            writer: Some(Mutex::new(writer)),
             store: RwLock::new(Arc::new(store)),
         };
         if this.reader.searcher().num_docs() as usize != this.snapshot().chunks.len() {
@@ -172,6 +173,45 @@ impl EmbeddedIndex {
             this.rebuild_lexical()?;
         }
         Ok(this)
+    }
+
+    /// Opens an index another process writes (the reindex worker), without taking the writer
+    /// lock. [`EmbeddedIndex::refresh`] picks up what the writer committed since.
+    pub fn open_read_only(dir: &Path) -> Result<EmbeddedIndex, IndexError> {
+        let tantivy_dir = dir.join("tantivy");
+        let (_, fields) = schema();
+        let directory = tantivy::directory::MmapDirectory::open(&tantivy_dir)
+            .map_err(|e| storage(&tantivy_dir, e))?;
+        let index = Index::open(directory)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let store = load_store(dir)?;
+        Ok(EmbeddedIndex {
+            dir: dir.to_path_buf(),
+            fields,
+            index,
+            reader,
+            writer: None,
+            store: RwLock::new(Arc::new(store)),
+        })
+    }
+
+    /// Reloads the vector store and the lexical reader from disk (a read-only index follows
+    /// its writer this way). On a failed load the previous state stays in service.
+    pub fn refresh(&self) -> Result<(), IndexError> {
+        let store = load_store(&self.dir)?;
+        self.reader.reload()?;
+        *self.store.write().expect("store lock") = Arc::new(store);
+        Ok(())
+    }
+
+    fn writer(&self) -> Result<std::sync::MutexGuard<'_, IndexWriter>, IndexError> {
+        self.writer
+            .as_ref()
+            .map(|w| w.lock().expect("writer lock"))
+            .ok_or_else(|| storage(&self.dir, "opened read-only"))
     }
 
     pub(crate) fn snapshot(&self) -> Arc<VectorStore> {
@@ -203,7 +243,7 @@ impl EmbeddedIndex {
     /// Replaces every chunk of each given version (idempotent: the same input gives the same
     /// index). `vectors[i]` belongs to `chunks[i]`.
     pub fn replace_versions(&self, batches: Vec<VersionBatch>) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock().expect("writer lock");
+        let mut writer = self.writer()?;
         let old = self.snapshot();
         let replaced: std::collections::HashSet<&str> =
             batches.iter().map(|b| b.version_id.as_str()).collect();
@@ -261,7 +301,7 @@ impl EmbeddedIndex {
     }
 
     fn rebuild_lexical(&self) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock().expect("writer lock");
+        let mut writer = self.writer()?;
         writer.delete_all_documents()?;
         for chunk in &self.snapshot().chunks {
             writer.add_document(self.document(chunk))?;

@@ -187,3 +187,35 @@ fn mismatched_vectors_rejected() {
     let err = index.replace_versions(vec![batch]).unwrap_err();
     assert!(err.to_string().contains("0 vectors for 1 chunks"), "{err}");
 }
+
+#[test]
+fn a_read_only_reader_follows_its_writer_on_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = EmbeddedIndex::open(dir.path()).unwrap();
+    let v1 = vec![chunk("eu-v1", 1, "returns within fourteen days")];
+    index_versions(&writer, &Letters, vec![("eu-v1".into(), v1)], |_, _| {}).unwrap();
+
+    let reader = Arc::new(EmbeddedIndex::open_read_only(dir.path()).unwrap());
+    assert_eq!(reader.chunk_count(), 1);
+    let v2 = vec![chunk("eu-v2", 1, "returns within thirty days")];
+    index_versions(&writer, &Letters, vec![("eu-v2".into(), v2)], |_, _| {}).unwrap();
+    assert_eq!(reader.chunk_count(), 1, "nothing changes until refresh");
+    reader.refresh().unwrap();
+    assert_eq!(reader.chunk_count(), 2);
+    let hits = retriever(reader.clone())
+        .search(RetrievalQuery {
+            text: "thirty",
+            region: "eu",
+            version_id: "eu-v2",
+            top_k: 1,
+        })
+        .unwrap();
+    assert_eq!(hits[0].clause_id, "eu-v2#sec-1");
+    assert_eq!(
+        hits[0].lexical_rank,
+        Some(1),
+        "the lexical leg was reloaded too"
+    );
+    let refused = reader.replace_versions(Vec::new()).unwrap_err();
+    assert!(refused.to_string().contains("read-only"), "{refused}");
+}

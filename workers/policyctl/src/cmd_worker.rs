@@ -30,30 +30,37 @@ pub enum StageArg {
     Judge,
     /// Outcomes and dead letters → ClickHouse audit rows.
     Audit,
+    /// Policy changes from Git → index and corpus snapshots in `--data-dir` → manifest topic.
+    Reindex,
 }
 
 #[derive(Args)]
 pub struct WorkerArgs {
     #[arg(value_enum)]
-    stage: StageArg,
+    pub(crate) stage: StageArg,
     /// Policy corpus served (a Git checkout in production).
     #[arg(long, env = "POLICY_CORPUS", default_value = "golden/policies")]
-    policies: PathBuf,
+    pub(crate) policies: PathBuf,
     /// Search index directory (built or updated on start).
     #[arg(long, env = "POLICY_INDEX_DIR", default_value = ".run/index")]
-    index_dir: PathBuf,
+    pub(crate) index_dir: PathBuf,
+    /// Serve what a reindex worker publishes in this directory (index read-only, corpus
+    /// snapshots per Git sha) instead of indexing `--policies` itself. For `reindex`: where to
+    /// publish.
+    #[arg(long, env = "POLICY_DATA_DIR")]
+    pub(crate) data_dir: Option<PathBuf>,
     /// Consumer group; default `policy-<stage>`.
     #[arg(long)]
-    group: Option<String>,
+    pub(crate) group: Option<String>,
     /// Topic names are `<prefix>.turns`, `<prefix>.answers`, ...
     #[arg(long, env = "POLICY_TOPIC_PREFIX", default_value = "policy")]
-    topic_prefix: String,
+    pub(crate) topic_prefix: String,
     /// Messages processed concurrently (ordered per conversation).
     #[arg(long, env = "POLICY_LANES", default_value_t = 4)]
-    lanes: usize,
+    pub(crate) lanes: usize,
     /// Where /metrics and /health are served.
     #[arg(long, env = "POLICY_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
-    metrics_listen: SocketAddr,
+    pub(crate) metrics_listen: SocketAddr,
 }
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
@@ -66,6 +73,7 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             )
             .await
         }
+        StageArg::Reindex => return crate::cmd_reindex::run(args).await,
         StageArg::All => Stage::All,
         StageArg::Enrich => Stage::Enrich,
         StageArg::Retrieve => Stage::Retrieve,
@@ -89,15 +97,24 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             None => None,
         };
     let assembled = tokio::task::block_in_place(|| {
-        embedded::build(
-            &args.policies,
-            &args.index_dir,
-            &default_model_dir(),
-            config,
-            generator,
-        )
+        match &args.data_dir {
+            Some(data_dir) => {
+                embedded::build_published(data_dir, &default_model_dir(), config, generator)
+            }
+            None => embedded::build(
+                &args.policies,
+                &args.index_dir,
+                &default_model_dir(),
+                config,
+                generator,
+            ),
+        }
         .map_err(anyhow::Error::from)
     })?;
+    let published = args.data_dir.clone().map(|data_dir| Published {
+        data_dir,
+        index: assembled.index.clone(),
+    });
     tracing::info!(indexed = ?assembled.index_report.indexed_versions, unchanged = assembled.index_report.unchanged_versions.len(), "index ready");
     let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
     let codecs = Arc::new(
@@ -129,6 +146,7 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         topics.manifest.clone(),
         manifests,
         assembled.pipeline.serving().clone(),
+        published,
     ));
     let handler = Arc::new(StageHandler {
         stage,
@@ -160,11 +178,39 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
 /// finds; the last one wins. A rollback is just an older manifest published again: it takes
 /// effect on the next turn, with no reindex. A manifest naming versions this worker has not
 /// indexed is refused (the reindex worker indexes before it publishes).
+/// A serving worker on a published data directory: a manifest whose sha has a snapshot there
+/// brings that snapshot's corpus along, and the shared index is refreshed first.
+pub struct Published {
+    pub data_dir: PathBuf,
+    pub index: Arc<policy_search::EmbeddedIndex>,
+}
+
+impl Published {
+    /// The corpus published at `git_sha`, with the index refreshed to include its versions.
+    fn corpus_at(&self, git_sha: &str) -> Option<Arc<policy_core::Corpus>> {
+        let dir = policy_pipeline::published::snapshot_dir(&self.data_dir, git_sha);
+        if !dir.is_dir() {
+            return None;
+        }
+        if let Err(e) = self.index.refresh() {
+            tracing::error!(error = %e, "index refresh failed; keeping the current index");
+        }
+        match embedded::load_corpus(&dir) {
+            Ok(corpus) => Some(corpus),
+            Err(e) => {
+                tracing::error!(git_sha, error = %e, "published snapshot unreadable");
+                None
+            }
+        }
+    }
+}
+
 pub async fn watch_manifests(
     kafka: KafkaConfig,
     topic: String,
     codec: AvroCodec<ManifestRecord>,
     serving: ServingHandle,
+    published: Option<Published>,
 ) {
     let consumer: StreamConsumer = match kafka
         .client()
@@ -198,11 +244,21 @@ pub async fn watch_manifests(
                 continue;
             }
         };
-        apply_manifest(&serving, &record, message.offset());
+        let corpus = published
+            .as_ref()
+            .and_then(|p| tokio::task::block_in_place(|| p.corpus_at(&record.git_sha)));
+        apply_manifest(&serving, &record, message.offset(), corpus);
     }
 }
 
-pub fn apply_manifest(serving: &ServingHandle, record: &ManifestRecord, offset: i64) {
+/// Serves `record`'s manifest (with `corpus` when the published snapshot of its sha came along)
+/// unless it is invalid or names versions this worker cannot serve.
+pub fn apply_manifest(
+    serving: &ServingHandle,
+    record: &ManifestRecord,
+    offset: i64,
+    corpus: Option<Arc<policy_core::Corpus>>,
+) {
     let manifest = match Manifest::parse(&record.manifest_json) {
         Ok(m) => m,
         Err(e) => {
@@ -210,9 +266,10 @@ pub fn apply_manifest(serving: &ServingHandle, record: &ManifestRecord, offset: 
         }
     };
     let current = serving.current();
+    let corpus = corpus.unwrap_or_else(|| current.corpus.clone());
     let missing: Vec<&str> = manifest
         .versions()
-        .filter(|v| current.corpus.version_clauses(&v.id).next().is_none())
+        .filter(|v| corpus.version_clauses(&v.id).next().is_none())
         .map(|v| v.id.as_str())
         .collect();
     if !missing.is_empty() {
@@ -228,7 +285,7 @@ pub fn apply_manifest(serving: &ServingHandle, record: &ManifestRecord, offset: 
         return;
     }
     serving.replace(ServingState {
-        corpus: current.corpus.clone(),
+        corpus,
         manifest: Arc::new(manifest),
         manifest_sha: record.git_sha.clone(),
         git_sha: Some(record.git_sha.clone()),

@@ -6,7 +6,9 @@ mod cmd_bench;
 mod cmd_eval;
 mod cmd_loadtest;
 mod cmd_manifest;
+mod cmd_policy;
 mod cmd_registry;
+mod cmd_reindex;
 mod cmd_schemas;
 mod cmd_topics;
 mod cmd_worker;
@@ -40,6 +42,9 @@ enum Command {
     /// Validate a policy corpus: manifest rules, directories, clauses.
     #[command(subcommand)]
     Manifest(cmd_manifest::ManifestCommand),
+    /// Policy corpus in Git: validate a revision and publish it to the reindex workers.
+    #[command(subcommand)]
+    Policy(cmd_policy::PolicyCommand),
     /// Run a pipeline stage (or all of them) as a consumer-group worker.
     Worker(cmd_worker::WorkerArgs),
     /// Send one question through the running workers and print the outcome.
@@ -61,8 +66,10 @@ enum Command {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("POLICY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rdkafka=warn"));
+    // Colours only on a terminal: worker logs usually go to files that people grep.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
 }
@@ -75,6 +82,7 @@ async fn main() -> ExitCode {
         Command::Registry(c) => cmd_registry::run(c).await,
         Command::Topics(c) => cmd_topics::run(c).await,
         Command::Manifest(c) => cmd_manifest::run(c).await,
+        Command::Policy(c) => cmd_policy::run(c).await,
         Command::Schemas(c) => cmd_schemas::run(c).await,
         Command::Eval(args) => cmd_eval::run(args).await,
         Command::Worker(args) => cmd_worker::run(args).await,

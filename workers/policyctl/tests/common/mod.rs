@@ -156,6 +156,53 @@ pub mod workers {
         }
     }
 
+    /// (resolved version, manifest sha) served for an EU purchase on 2026-03-01.
+    pub fn served(prefix: &str) -> (String, String) {
+        let out = policyctl()
+            .args([
+                "ask",
+                "--json",
+                "--region",
+                "eu",
+                "--purchased-at",
+                "2026-03-01T10:00:00Z",
+                "--topic-prefix",
+                prefix,
+                "--timeout-secs",
+                "30",
+            ])
+            .arg("What is the return window for my purchase?")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "ask: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let answer = &json["answer"];
+        (
+            answer["resolved_version"].as_str().unwrap().to_string(),
+            answer["manifest_sha"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Polls until the worker serves `version` under `git_sha`; returns how long it took.
+    pub fn wait_served(prefix: &str, version: &str, git_sha: &str, limit: Duration) -> Duration {
+        let started = Instant::now();
+        loop {
+            let (served_version, sha) = served(prefix);
+            if served_version == version && sha == git_sha {
+                return started.elapsed();
+            }
+            assert!(
+                started.elapsed() < limit,
+                "still serving {served_version} ({sha}) after {limit:?}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Creates `<prefix>.*` topics from topics/topics.toml.
     pub fn apply_topics(prefix: &str) {
         let out = policyctl()

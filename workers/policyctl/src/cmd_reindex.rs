@@ -1,0 +1,170 @@
+//! `policyctl worker reindex`: policy changes from Git → corpus snapshot and index in the
+//! published data directory → the new manifest on the compacted manifest topic.
+//!
+//! One lane: changes are applied in the order they were published. The manifest record is an
+//! output of the change message, so the change's offset is committed only once the manifest is
+//! acknowledged; a crash in between re-applies the change, which is idempotent (same snapshot,
+//! fingerprints make the reindex a no-op).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use policy_avro::{
+    AvroCodec, DeadLetter, ManifestRecord, PolicyChange, RegistryClient, SchemaName,
+};
+use policy_kafka::metrics::{serve_metrics, WorkerMetrics};
+use policy_kafka::runtime::{
+    run_worker, HandleError, HandleFuture, MessageHandler, OutputRecord, WorkerConfig,
+};
+use policy_kafka::KafkaConfig;
+use policy_pipeline::{embedded, published, PipelineConfig};
+use policy_search::embed::default_model_dir;
+use policy_search::{CachedEmbedder, EmbeddedIndex, Embedder};
+use rdkafka::message::OwnedMessage;
+
+use crate::cmd_worker::WorkerArgs;
+use crate::topics::TopicNames;
+
+struct ReindexHandler {
+    data_dir: PathBuf,
+    index: Arc<EmbeddedIndex>,
+    embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    changes: AvroCodec<PolicyChange>,
+    manifests: AvroCodec<ManifestRecord>,
+    manifest_topic: String,
+}
+
+impl ReindexHandler {
+    async fn apply(&self, message: &OwnedMessage) -> Result<Vec<OutputRecord>, HandleError> {
+        let change = policy_kafka::decode_value(&self.changes, message)
+            .await
+            .map_err(|e| {
+                if e.is_transient() {
+                    HandleError::Transient(e.to_string())
+                } else {
+                    HandleError::Poison(e.to_string())
+                }
+            })?;
+        let span = tracing::info_span!("policy_change", git_sha = change.git_sha);
+        let _entered = span.enter();
+        let (data_dir, index, embedder) = (
+            self.data_dir.clone(),
+            self.index.clone(),
+            self.embedder.clone(),
+        );
+        let snapshot_change = change.clone();
+        let report = tokio::task::spawn_blocking(move || -> Result<_, HandleError> {
+            let dir = published::write_snapshot(&data_dir, &snapshot_change)
+                .map_err(|e| HandleError::Poison(e.to_string()))?;
+            // A manifest problem here means the publisher's validation was bypassed: poison.
+            let corpus =
+                embedded::load_corpus(&dir).map_err(|e| HandleError::Poison(e.to_string()))?;
+            let report = embedded::index_with_progress(&index, &embedder, &corpus)
+                .map_err(|e| HandleError::Transient(e.to_string()))?;
+            published::set_current(&data_dir, &snapshot_change.git_sha)
+                .map_err(|e| HandleError::Transient(e.to_string()))?;
+            Ok((report, corpus.failed_versions().clone()))
+        })
+        .await
+        .map_err(|e| HandleError::Transient(e.to_string()))??;
+        let (report, failed) = report;
+        for (version, reason) in &failed {
+            tracing::error!(
+                version,
+                reason,
+                "version not indexed: its documents are unusable; the others go on"
+            );
+        }
+        tracing::info!(
+            indexed = ?report.indexed_versions,
+            unchanged = report.unchanged_versions.len(),
+            chunks = report.chunks,
+            seconds = report.seconds,
+            "policy change indexed"
+        );
+        let record = ManifestRecord {
+            git_sha: change.git_sha.clone(),
+            manifest_json: change.manifest_json.clone(),
+            manifest_sha: change.manifest_sha.clone(),
+            published_at: policy_avro::now_millis(),
+        };
+        let payload = self
+            .manifests
+            .encode(&record)
+            .map_err(|e| HandleError::Poison(e.to_string()))?;
+        // One key: compaction keeps exactly the manifest in force.
+        Ok(vec![OutputRecord {
+            topic: self.manifest_topic.clone(),
+            key: b"manifest".to_vec(),
+            payload,
+        }])
+    }
+}
+
+impl MessageHandler for ReindexHandler {
+    fn handle<'a>(&'a self, message: &'a OwnedMessage) -> HandleFuture<'a> {
+        Box::pin(self.apply(message))
+    }
+}
+
+pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    let data_dir = args
+        .data_dir
+        .clone()
+        .context("`worker reindex` needs --data-dir (or POLICY_DATA_DIR)")?;
+    std::fs::create_dir_all(data_dir.join("corpus"))
+        .with_context(|| format!("creating {}", data_dir.display()))?;
+    let config = PipelineConfig::load()?;
+    let kafka = KafkaConfig::from_env();
+    let topics = TopicNames::with_prefix(&args.topic_prefix);
+    let (index, embedder) = tokio::task::block_in_place(|| -> anyhow::Result<_> {
+        let index = EmbeddedIndex::open(&published::index_dir(&data_dir))?;
+        Ok((
+            Arc::new(index),
+            embedded::load_embedder(&default_model_dir(), &config)?,
+        ))
+    })?;
+    let registry = Arc::new(RegistryClient::new(&kafka.schema_registry_url)?);
+    let handler = Arc::new(ReindexHandler {
+        data_dir,
+        index,
+        embedder,
+        changes: AvroCodec::register(registry.clone(), &topics.changes, SchemaName::PolicyChange)
+            .await?,
+        manifests: AvroCodec::register(
+            registry.clone(),
+            &topics.manifest,
+            SchemaName::ManifestRecord,
+        )
+        .await?,
+        manifest_topic: topics.manifest.clone(),
+    });
+    let dead_letters = Arc::new(
+        AvroCodec::<DeadLetter>::register(registry, &topics.deadletter, SchemaName::DeadLetter)
+            .await?,
+    );
+    let metrics = WorkerMetrics::new("reindex");
+    let metrics_addr = serve_metrics(args.metrics_listen, vec![metrics.clone()])
+        .await
+        .context("metrics listener")?;
+    tracing::info!(%metrics_addr, "metrics and health endpoint");
+    let group = args
+        .group
+        .clone()
+        .unwrap_or_else(|| format!("{}-reindex", args.topic_prefix));
+    let mut worker = WorkerConfig::new("reindex", &group, &[&topics.changes]);
+    worker.lanes = 1;
+    worker.dead_letter_topic = topics.deadletter.clone();
+    run_worker(
+        &kafka,
+        worker,
+        handler,
+        dead_letters,
+        metrics,
+        crate::shutdown_signal(),
+    )
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}
