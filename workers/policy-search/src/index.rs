@@ -240,6 +240,16 @@ impl EmbeddedIndex {
             .unwrap_or_default()
     }
 
+    /// The vectors of a version's chunks, in [`EmbeddedIndex::version_chunks`] order.
+    pub fn version_vectors(&self, version_id: &str) -> Vec<Vec<f32>> {
+        let store = self.snapshot();
+        store
+            .by_version
+            .get(version_id)
+            .map(|ids| ids.iter().map(|i| store.vector(*i).to_vec()).collect())
+            .unwrap_or_default()
+    }
+
     /// Replaces every chunk of each given version (idempotent: the same input gives the same
     /// index). `vectors[i]` belongs to `chunks[i]`.
     pub fn replace_versions(&self, batches: Vec<VersionBatch>) -> Result<(), IndexError> {

@@ -12,6 +12,8 @@ use policy_audit::{synthetic, AuditConfig, AuditStore};
 pub enum BenchCommand {
     /// ClickHouse audit: insert throughput and each analytics query's latency.
     Audit(AuditBenchArgs),
+    /// Retrieval: queries/s and p50/p99 on the golden and a synthetic corpus; query embedding.
+    Retrieval(crate::cmd_bench_retrieval::RetrievalBenchArgs),
 }
 
 #[derive(Args)]
@@ -33,6 +35,7 @@ pub struct AuditBenchArgs {
 pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
         BenchCommand::Audit(args) => audit(args).await,
+        BenchCommand::Retrieval(args) => crate::cmd_bench_retrieval::run(args).await,
     }
 }
 

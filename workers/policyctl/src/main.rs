@@ -3,6 +3,7 @@
 mod cmd_ask;
 mod cmd_audit;
 mod cmd_bench;
+mod cmd_bench_retrieval;
 mod cmd_eval;
 mod cmd_loadtest;
 mod cmd_manifest;
