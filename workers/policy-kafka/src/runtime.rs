@@ -4,7 +4,9 @@
 //!   the turns of one conversation are processed in order.
 //! - A message's outputs are produced with an idempotent producer; its offset becomes
 //!   committable only when all of them (and everything before it in its partition) are
-//!   acknowledged by the broker ([`OffsetTracker`]).
+//!   acknowledged by the broker ([`OffsetTracker`]). Lanes do not wait for acknowledgements
+//!   (up to `max_in_flight` messages await theirs), so throughput is not bounded by the
+//!   broker's produce round trip.
 //! - Transient failures are retried with exponential backoff; a poison message becomes a dead
 //!   letter (reason + original bytes) and the partition moves on.
 //! - On revocation the finished prefix of the revoked partitions is committed synchronously and
@@ -23,7 +25,7 @@ use rdkafka::consumer::{
     BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
 };
 use rdkafka::message::OwnedMessage;
-use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord};
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
@@ -71,6 +73,8 @@ pub struct WorkerConfig {
     /// Transient failures of one message retried before it is dead-lettered.
     pub max_transient_retries: usize,
     pub drain_timeout: Duration,
+    /// Messages whose outputs may await the broker's acknowledgement at once (all lanes).
+    pub max_in_flight: usize,
     /// How often a member that owns no partitions checks whether it was stranded
     /// ([`crate::assignment`]).
     pub assignment_check_interval: Duration,
@@ -88,6 +92,7 @@ impl WorkerConfig {
             commit_interval: Duration::from_millis(500),
             max_transient_retries: 8,
             drain_timeout: Duration::from_secs(20),
+            max_in_flight: 1000,
             assignment_check_interval: Duration::from_secs(10),
         }
     }
@@ -214,29 +219,123 @@ impl Shared {
         })
     }
 
-    /// Processes one message to the end: outputs acknowledged, or a dead letter acknowledged.
-    async fn process(&self, message: &OwnedMessage) {
-        let started = Instant::now();
+    /// Runs the handler, retrying transient failures with backoff.
+    async fn handle(&self, message: &OwnedMessage) -> Result<Vec<OutputRecord>, HandleError> {
         let backoff = ExponentialBuilder::default()
             .with_min_delay(Duration::from_millis(50))
             .with_max_delay(Duration::from_secs(5))
             .with_max_times(self.max_transient_retries);
-        let attempt = || async {
-            let outputs = self.handler.handle(message).await?;
-            self.produce_all(&outputs)
-                .await
-                .map_err(|e| HandleError::Transient(format!("produce: {e}")))
-        };
-        let result = attempt
+        (|| self.handler.handle(message))
             .retry(backoff)
             .when(|e| matches!(e, HandleError::Transient(_)))
             .notify(|e, delay| {
                 self.metrics.retried.inc();
                 tracing::warn!(error = %e, ?delay, topic = message.topic(), partition = message.partition(), offset = message.offset(), "retrying");
             })
+            .await
+    }
+
+    /// Hands the outputs to the producer without waiting for their acknowledgements: the
+    /// returned futures resolve when the broker has them. Ordering per partition is the
+    /// idempotent producer's (sends are enqueued in lane order).
+    async fn enqueue(&self, outputs: &[OutputRecord]) -> Vec<DeliveryFuture> {
+        let mut acks = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            loop {
+                let record = FutureRecord::to(&o.topic).key(&o.key).payload(&o.payload);
+                match self.producer.send_result(record) {
+                    Ok(ack) => break acks.push(ack),
+                    // The local queue is full: wait for the broker to drain it.
+                    Err((_, _)) => tokio::time::sleep(Duration::from_millis(5)).await,
+                }
+            }
+        }
+        acks
+    }
+
+    /// The slow path, for outputs whose asynchronous delivery failed: produce them again one by
+    /// one with backoff; dead-letter the message if that fails too.
+    async fn deliver_or_dead_letter(&self, message: &OwnedMessage, outputs: &[OutputRecord]) {
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(50))
+            .with_max_delay(Duration::from_secs(5))
+            .with_max_times(self.max_transient_retries);
+        let delivered = (|| self.produce_all(outputs))
+            .retry(backoff)
+            .notify(|e, delay| {
+                self.metrics.retried.inc();
+                tracing::warn!(error = %e, ?delay, "produce failed; retrying");
+            })
             .await;
-        match result {
+        match delivered {
             Ok(()) => self.metrics.processed.inc(),
+            Err(e) => {
+                let reason = format!(
+                    "gave up after {} retries: produce: {e}",
+                    self.max_transient_retries
+                );
+                self.dead_letter_until_acked(message, &reason).await
+            }
+        }
+    }
+
+    /// The dead letter itself must be acknowledged before the offset moves on; if even that
+    /// fails, keep trying: losing the message is not an option.
+    async fn dead_letter_until_acked(&self, message: &OwnedMessage, reason: &str) {
+        tracing::error!(
+            topic = message.topic(),
+            partition = message.partition(),
+            offset = message.offset(),
+            reason,
+            "dead-lettering message"
+        );
+        loop {
+            let sent = match self.dead_letter(message, reason) {
+                Ok(record) => self.produce_all(&[record]).await,
+                Err(e) => Err(e),
+            };
+            match sent {
+                Ok(()) => break,
+                Err(e) => {
+                    tracing::error!(error = e, "dead letter not acknowledged; retrying in 1 s");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+        self.metrics.dead_lettered.inc();
+    }
+
+    fn complete(&self, message: &OwnedMessage, epoch: u64, started: Instant) {
+        self.metrics
+            .latency
+            .observe(started.elapsed().as_secs_f64());
+        let done = self.tracker.lock().expect("tracker lock").complete(
+            message.topic(),
+            message.partition(),
+            message.offset(),
+            epoch,
+        );
+        if !done {
+            tracing::debug!(
+                offset = message.offset(),
+                "completion for a revoked partition dropped"
+            );
+        }
+    }
+
+    /// Processes one message: the handler runs in the lane (in order per key); the wait for
+    /// the broker's acknowledgements does not hold the lane, so a lane's throughput is not
+    /// bounded by the produce round trip. The offset completes once every output is
+    /// acknowledged (or the message is dead-lettered); `permit` bounds what is in flight.
+    async fn process(
+        self: &Arc<Self>,
+        message: OwnedMessage,
+        epoch: u64,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        let started = Instant::now();
+        let outputs = match self.handle(&message).await {
+            Ok(outputs) => outputs,
             Err(error) => {
                 let reason = match &error {
                     HandleError::Poison(reason) => reason.clone(),
@@ -245,37 +344,26 @@ impl Shared {
                         self.max_transient_retries
                     ),
                 };
-                tracing::error!(
-                    topic = message.topic(),
-                    partition = message.partition(),
-                    offset = message.offset(),
-                    reason,
-                    "dead-lettering message"
-                );
-                // The dead letter itself must be acknowledged before the offset moves on; if even
-                // that fails, keep trying: losing the message is not an option.
-                loop {
-                    let sent = match self.dead_letter(message, &reason) {
-                        Ok(record) => self.produce_all(&[record]).await,
-                        Err(e) => Err(e),
-                    };
-                    match sent {
-                        Ok(()) => break,
-                        Err(e) => {
-                            tracing::error!(
-                                error = e,
-                                "dead letter not acknowledged; retrying in 1 s"
-                            );
-                            tokio::time::sleep(Duration::from_secs(1)).await;
-                        }
-                    }
-                }
-                self.metrics.dead_lettered.inc();
+                self.dead_letter_until_acked(&message, &reason).await;
+                self.complete(&message, epoch, started);
+                return;
             }
-        }
-        self.metrics
-            .latency
-            .observe(started.elapsed().as_secs_f64());
+        };
+        let acks = self.enqueue(&outputs).await;
+        let shared = self.clone();
+        tokio::spawn(async move {
+            let mut delivered = true;
+            for ack in acks {
+                delivered &= matches!(ack.await, Ok(Ok(_)));
+            }
+            if delivered {
+                shared.metrics.processed.inc();
+            } else {
+                shared.deliver_or_dead_letter(&message, &outputs).await;
+            }
+            shared.complete(&message, epoch, started);
+            drop(permit);
+        });
     }
 }
 
@@ -315,27 +403,22 @@ pub async fn run_worker(
         tracker: tracker.clone(),
         metrics: metrics.clone(),
     });
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
     let mut lanes = Vec::new();
     let mut senders = Vec::new();
     for _ in 0..config.lanes.max(1) {
         let (tx, mut rx) = mpsc::channel::<(OwnedMessage, u64)>(config.lane_capacity);
         let shared = shared.clone();
         senders.push(tx);
+        let in_flight = in_flight.clone();
         lanes.push(tokio::spawn(async move {
             while let Some((message, epoch)) = rx.recv().await {
-                shared.process(&message).await;
-                let done = shared.tracker.lock().expect("tracker lock").complete(
-                    message.topic(),
-                    message.partition(),
-                    message.offset(),
-                    epoch,
-                );
-                if !done {
-                    tracing::debug!(
-                        offset = message.offset(),
-                        "completion for a revoked partition dropped"
-                    );
-                }
+                let permit = in_flight
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                shared.process(message, epoch, permit).await;
             }
         }));
     }
@@ -377,6 +460,10 @@ pub async fn run_worker(
         for lane in lanes {
             let _ = lane.await;
         }
+        // Every permit back: every delivery in flight has completed.
+        let _ = in_flight
+            .acquire_many(config.max_in_flight.max(1) as u32)
+            .await;
     })
     .await;
     if drained.is_err() {
