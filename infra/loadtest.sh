@@ -6,8 +6,9 @@ cd "$REPO_DIR"
 cargo build -q --release -p policyctl
 policyctl=$REPO_DIR/target/release/policyctl
 log="$RUN_DIR/logs/worker-loadtest.log"
-"$policyctl" worker all --index-dir "$RUN_DIR/index" --metrics-listen 127.0.0.1:0 >"$log" 2>&1 &
+metrics="127.0.0.1:${LOADTEST_METRICS_PORT:-9474}"
+"$policyctl" worker all --index-dir "$RUN_DIR/index" --metrics-listen "$metrics" >"$log" 2>&1 &
 worker=$!
 trap 'kill -TERM $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT
 wait_for "worker" 300 "$log" grep -q "partitions assigned" "$log"
-"$policyctl" loadtest --worker-pid "$worker" "$@"
+"$policyctl" loadtest --worker-pid "$worker" --worker-metrics "http://$metrics/metrics" "$@"

@@ -58,6 +58,42 @@ impl Histogram {
     }
 }
 
+/// Time spent per processing step, to split a turn's CPU time into domain work (the pipeline
+/// stages) and plumbing (decode, encode, and by difference Kafka and the runtime).
+pub const STEPS: &[&str] = &[
+    "decode", "enrich", "retrieve", "generate", "judge", "encode",
+];
+
+#[derive(Debug)]
+pub struct StepTimes {
+    micros: Vec<AtomicU64>,
+}
+
+impl Default for StepTimes {
+    fn default() -> Self {
+        StepTimes {
+            micros: STEPS.iter().map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+impl StepTimes {
+    /// Adds `seconds` to `step` (one of [`STEPS`]; others are ignored).
+    pub fn add(&self, step: &str, seconds: f64) {
+        if let Some(i) = STEPS.iter().position(|s| *s == step) {
+            self.micros[i].fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+        }
+    }
+
+    pub fn seconds(&self, step: &str) -> f64 {
+        STEPS
+            .iter()
+            .position(|s| *s == step)
+            .map(|i| self.micros[i].load(Ordering::Relaxed) as f64 / 1e6)
+            .unwrap_or(0.0)
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct WorkerMetrics {
     pub stage: String,
@@ -70,6 +106,7 @@ pub struct WorkerMetrics {
     pub latency: Histogram,
     /// Sum over assigned partitions of (high watermark - position).
     pub consumer_lag: AtomicI64,
+    pub steps: StepTimes,
 }
 
 impl WorkerMetrics {
@@ -149,6 +186,18 @@ impl WorkerMetrics {
             self.latency.sum_micros.load(Ordering::Relaxed) as f64 / 1e6
         );
         let _ = writeln!(out, "{name}_count{{stage=\"{stage}\"}} {count}");
+        let name = "policy_step_seconds_total";
+        let _ = writeln!(
+            out,
+            "# HELP {name} Time spent per processing step.\n# TYPE {name} counter"
+        );
+        for step in STEPS {
+            let _ = writeln!(
+                out,
+                "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
+                self.steps.seconds(step)
+            );
+        }
         out
     }
 }

@@ -25,6 +25,15 @@ impl Outcome {
             Outcome::Escalate(e) => &e.conversation_id,
         }
     }
+
+    /// Milliseconds spent in each stage the turn went through.
+    pub fn stage_latency_ms(&self) -> impl Iterator<Item = (&str, f64)> {
+        let latencies = match self {
+            Outcome::Answer(a) => &a.stage_latency_ms,
+            Outcome::Escalate(e) => &e.stage_latency_ms,
+        };
+        latencies.iter().map(|(stage, ms)| (stage.as_str(), *ms))
+    }
 }
 
 /// What a stage hands on: the turn for the next stage, or the turn's final outcome.

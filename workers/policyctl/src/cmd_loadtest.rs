@@ -45,6 +45,9 @@ pub struct LoadtestArgs {
     /// Worker process to sample for CPU and RSS.
     #[arg(long)]
     worker_pid: Option<u32>,
+    /// The worker's /metrics URL: the CPU breakdown per step comes from its step counters.
+    #[arg(long)]
+    worker_metrics: Option<String>,
     #[arg(long, default_value = "loadtest/latency.svg")]
     chart: PathBuf,
     /// Seconds to wait for the last outcomes after the load stops.
@@ -105,6 +108,21 @@ fn dead_letter_count(
     Ok(total)
 }
 
+/// `policy_step_seconds_total` per step, scraped from a worker's /metrics.
+async fn step_seconds(url: &str) -> Option<std::collections::BTreeMap<String, f64>> {
+    let text = reqwest::get(url).await.ok()?.text().await.ok()?;
+    Some(
+        text.lines()
+            .filter(|l| l.starts_with("policy_step_seconds_total{"))
+            .filter_map(|l| {
+                let step = l.split("step=\"").nth(1)?.split('"').next()?;
+                let value = l.rsplit(' ').next()?.parse().ok()?;
+                Some((step.to_string(), value))
+            })
+            .collect(),
+    )
+}
+
 /// (utime + stime in clock ticks, RSS in KiB) of a process, from /proc.
 fn process_usage(pid: u32) -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -156,6 +174,10 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     let mut garbage = 0usize;
     let started = Instant::now();
     let usage_start = args.worker_pid.and_then(process_usage);
+    let steps_start = match &args.worker_metrics {
+        Some(url) => step_seconds(url).await,
+        None => None,
+    };
     let mut peak_rss = usage_start.map(|u| u.1).unwrap_or(0);
     let interval = if args.rate == 0 {
         Duration::ZERO
@@ -241,6 +263,10 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let usage_end = args.worker_pid.and_then(process_usage);
+    let steps_end = match &args.worker_metrics {
+        Some(url) => step_seconds(url).await,
+        None => None,
+    };
     let mut all: Vec<f64> = seconds
         .iter()
         .flat_map(|s| s.latencies_ms.iter().copied())
@@ -307,6 +333,27 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     println!("  {:<28} {:>12}", "lost turns", lost);
     println!("  {:<28} {:>12}", "worker CPU (of one core)", cpu);
     println!("  {:<28} {:>12}", "worker peak RSS", rss);
+    if let (Some(a), Some(b), Some((t0, _)), Some((t1, _))) =
+        (steps_start, steps_end, usage_start, usage_end)
+    {
+        // Clock ticks are 1/100 s on Linux. Step times are wall time inside the worker, summed
+        // over its lanes: on idle cores they approach CPU time; a step waiting for a core
+        // (or for the blocking pool) counts its wait too.
+        let turns = (outcomes + garbage).max(1) as f64;
+        let cpu_ms = (t1 - t0) as f64 * 10.0 / turns;
+        println!("  worker CPU per turn           {cpu_ms:>9.2} ms; time per step and turn:");
+        let mut in_steps = 0.0;
+        for (step, end) in &b {
+            let ms = (end - a.get(step).copied().unwrap_or(0.0)) * 1000.0 / turns;
+            in_steps += ms;
+            println!("    {step:<26} {ms:>9.3} ms");
+        }
+        println!(
+            "    {:<26} {:>9.3} ms (CPU per turn minus the steps, when positive)",
+            "kafka + runtime",
+            (cpu_ms - in_steps).max(0.0)
+        );
+    }
     write_chart(&args.chart, &seconds)?;
     println!("  chart: {}", args.chart.display());
     Ok(if lost == 0 {

@@ -137,20 +137,24 @@ impl StageHandler {
         let transient = |e: &dyn std::fmt::Display| HandleError::Transient(e.to_string());
         match self.stage {
             Stage::All => {
+                let steps = &self.metrics.steps;
+                let started = std::time::Instant::now();
                 let turn = decode_value(&self.codecs.turn, message)
                     .await
                     .map_err(decode_error)?;
+                steps.add("decode", started.elapsed().as_secs_f64());
                 let outcome = self
                     .pipeline
                     .process(turn, coordinates(message))
                     .await
                     .map_err(|e| transient(&e))?;
-                Ok(vec![outcome_record(
-                    &self.codecs,
-                    &self.topics,
-                    &self.metrics,
-                    &outcome,
-                )?])
+                for (stage, ms) in outcome.stage_latency_ms() {
+                    steps.add(stage, ms / 1000.0);
+                }
+                let started = std::time::Instant::now();
+                let record = outcome_record(&self.codecs, &self.topics, &self.metrics, &outcome)?;
+                steps.add("encode", started.elapsed().as_secs_f64());
+                Ok(vec![record])
             }
             Stage::Enrich => {
                 let turn = decode_value(&self.codecs.turn, message)
