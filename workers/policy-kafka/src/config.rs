@@ -67,6 +67,7 @@ impl KafkaConfig {
             .set("auto.offset.reset", "earliest")
             .set("session.timeout.ms", "10000")
             .set("heartbeat.interval.ms", "1000")
+            .set("fetch.wait.max.ms", "20")
             .set("partition.assignment.strategy", "cooperative-sticky");
         config
     }
