@@ -9,6 +9,8 @@ use crate::row::AuditRow;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     #[error("ClickHouse at {url}: {source}")]
     Unreachable {
         url: String,
@@ -116,9 +118,7 @@ pub struct AuditStore {
 impl AuditStore {
     /// Healthcheck, version detection and migrations: a worker that starts is ready to insert.
     pub async fn connect(config: &AuditConfig) -> Result<AuditStore, StoreError> {
-        config
-            .validate()
-            .expect("AuditConfig is validated when it is read");
+        config.validate()?;
         let base = Client::default()
             .with_url(&config.url)
             .with_user(&config.user)

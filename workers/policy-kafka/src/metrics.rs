@@ -14,7 +14,10 @@ pub struct Counter(AtomicU64);
 
 impl Counter {
     pub fn inc(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.add(1);
+    }
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
     }
     pub fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)

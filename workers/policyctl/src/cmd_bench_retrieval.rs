@@ -47,8 +47,7 @@ struct Row {
 impl Row {
     fn print(&mut self) {
         self.latencies_ms.sort_by(f64::total_cmp);
-        let n = self.latencies_ms.len().max(1);
-        let at = |q: f64| self.latencies_ms[((n as f64 * q) as usize).min(n - 1)];
+        let at = |q: f64| crate::cmd_loadtest::percentile(&self.latencies_ms, q);
         println!(
             "{:<58} {:>8} {:>8} {:>10.0} {:>9.3} {:>9.3}",
             self.what,

@@ -96,7 +96,7 @@ pub fn parse_name_status(output: &str) -> Vec<(&'static str, String)> {
 }
 
 /// The last manifest record on the compacted topic (what the workers serve now).
-fn last_published(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Option<(i64, OwnedPayload)>> {
+fn last_published(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Option<Vec<u8>>> {
     let consumer: BaseConsumer = kafka
         .client()
         .set("group.id", format!("policy-publish-{}", std::process::id()))
@@ -114,14 +114,12 @@ fn last_published(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Option<(i6
         if let Some(message) = consumer.poll(Duration::from_millis(200)) {
             let message = message?;
             if let Some(payload) = message.payload() {
-                return Ok(Some((message.offset(), payload.to_vec())));
+                return Ok(Some(payload.to_vec()));
             }
         }
     }
     bail!("could not read the last record of {topic} within 10 s")
 }
-
-type OwnedPayload = Vec<u8>;
 
 fn all_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> anyhow::Result<()> {
     for entry in std::fs::read_dir(dir)? {
@@ -187,7 +185,7 @@ async fn publish(args: PublishArgs) -> anyhow::Result<ExitCode> {
     )
     .await?;
     let last = match tokio::task::block_in_place(|| last_published(&kafka, &topics.manifest))? {
-        Some((_, payload)) => Some(manifests.decode(&payload).await?.git_sha),
+        Some(payload) => Some(manifests.decode(&payload).await?.git_sha),
         None => None,
     };
     let known = |s: &str| git(&args.repo, &["cat-file", "-e", &format!("{s}^{{commit}}")]).is_ok();

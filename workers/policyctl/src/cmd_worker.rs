@@ -244,8 +244,11 @@ pub async fn watch_manifests(
                 continue;
             }
         };
+        // The sha already served needs no reload (the topic is replayed from its start).
+        let already_served = serving.current().git_sha.as_deref() == Some(record.git_sha.as_str());
         let corpus = published
             .as_ref()
+            .filter(|_| !already_served)
             .and_then(|p| tokio::task::block_in_place(|| p.corpus_at(&record.git_sha)));
         apply_manifest(&serving, &record, message.offset(), corpus);
     }
