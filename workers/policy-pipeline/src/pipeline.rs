@@ -54,6 +54,20 @@ impl Pipeline {
         }
     }
 
+    /// The same pipeline (serving state, generator, settings) retrieving from another backend.
+    pub fn with_retriever(&self, retriever: Arc<dyn policy_search::Retriever>) -> Pipeline {
+        Pipeline::new(
+            self.serving.clone(),
+            self.retrieve.with_retriever(retriever),
+            self.generator.clone(),
+            self.config.clone(),
+        )
+    }
+
+    pub fn search_backend(&self) -> &str {
+        self.retrieve.backend()
+    }
+
     pub fn serving(&self) -> &ServingHandle {
         &self.serving
     }

@@ -31,6 +31,20 @@ impl RetrieveStage {
         }
     }
 
+    /// The same stage (reranker, tiers, depth) over another backend.
+    pub fn with_retriever(&self, retriever: Arc<dyn Retriever>) -> RetrieveStage {
+        RetrieveStage {
+            retriever,
+            reranker: self.reranker.clone(),
+            tiers: self.tiers,
+            top_k: self.top_k,
+        }
+    }
+
+    pub fn backend(&self) -> &str {
+        self.retriever.backend()
+    }
+
     pub fn tiers(&self) -> ConfidenceTiers {
         self.tiers
     }

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod embed;
+pub mod fusion;
 pub mod index;
 pub mod indexer;
 pub mod rerank;
@@ -10,6 +11,7 @@ pub mod retriever;
 
 pub use cache::{CacheStats, CachedEmbedder};
 pub use embed::{EmbedError, Embedder, MiniLmEmbedder};
+pub use fusion::RRF_K;
 pub use index::{ChunkRecord, EmbeddedIndex, IndexError};
 pub use rerank::{ConfidenceTiers, LexicalCosineReranker, Reranker, Tier};
 pub use retriever::{ClauseHit, EmbeddedRetriever, RetrievalQuery, Retriever, SearchError};

@@ -1,13 +1,13 @@
 //! The retrieval contract and its embedded implementation: BM25 and exact vector search, each
-//! restricted to one (region, version) first, fused with reciprocal-rank fusion.
+//! restricted to one (region, version) first, fused with reciprocal-rank fusion ([`crate::fusion`]).
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::cache::CachedEmbedder;
 use crate::embed::{dot, EmbedError, Embedder};
+use crate::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use crate::index::{EmbeddedIndex, IndexError};
 use policy_core::synonyms::expand_query;
 
@@ -75,10 +75,8 @@ impl Embedder for Box<dyn Embedder> {
     }
 }
 
-/// RRF constant: 60 is the value from the original paper and what Elasticsearch uses.
-pub const RRF_K: f32 = 60.0;
 /// Candidates per leg before fusion.
-const LEG_DEPTH: usize = 50;
+pub const LEG_DEPTH: usize = 50;
 
 pub struct EmbeddedRetriever {
     index: Arc<EmbeddedIndex>,
@@ -121,45 +119,23 @@ impl EmbeddedRetriever {
         semantic.sort_by(|a, b| b.1.total_cmp(&a.1));
         semantic.truncate(LEG_DEPTH);
 
-        let mut by_clause: HashMap<&str, ClauseHit> = HashMap::new();
-        let legs = [(&lexical, true), (&semantic, false)];
-        for (hits, is_lexical) in legs {
-            for (rank, (i, score)) in hits.iter().enumerate() {
-                let chunk = &store.chunks[*i];
-                let entry = by_clause
-                    .entry(chunk.clause_id.as_str())
-                    .or_insert_with(|| ClauseHit {
-                        clause_id: chunk.clause_id.clone(),
-                        version_id: chunk.version_id.clone(),
-                        region: chunk.region.clone(),
-                        title: chunk.title.clone(),
-                        text: chunk.clause_text.clone(),
-                        status: chunk.status.clone(),
-                        fused: 0.0,
-                        cosine: f32::MIN,
-                        bm25: 0.0,
-                        lexical_rank: None,
-                        vector_rank: None,
-                        score: 0.0,
-                    });
-                let rank = rank as u32 + 1;
-                // A clause scores by its best chunk in each leg.
-                if is_lexical {
-                    if entry.lexical_rank.is_none() {
-                        entry.lexical_rank = Some(rank);
-                        entry.bm25 = *score;
-                        entry.fused += 1.0 / (RRF_K + rank as f32);
-                    }
-                } else if entry.vector_rank.is_none() {
-                    entry.vector_rank = Some(rank);
-                    entry.cosine = *score;
-                    entry.fused += 1.0 / (RRF_K + rank as f32);
-                }
-            }
-        }
-        let mut hits: Vec<ClauseHit> = by_clause.into_values().collect();
+        let lexical: Vec<LegHit> = lexical
+            .iter()
+            .map(|(i, score)| LegHit {
+                chunk: &store.chunks[*i],
+                score: *score,
+            })
+            .collect();
+        let semantic: Vec<LegHit> = semantic
+            .iter()
+            .map(|(i, score)| LegHit {
+                chunk: &store.chunks[*i],
+                score: *score,
+            })
+            .collect();
+        let mut hits = fuse(&lexical, &semantic);
         for hit in &mut hits {
-            if hit.cosine == f32::MIN {
+            if hit.cosine == COSINE_UNKNOWN {
                 // Found lexically only: compute its cosine so the reranker can still use it.
                 hit.cosine = store
                     .by_version
@@ -170,13 +146,7 @@ impl EmbeddedRetriever {
                     .map(|i| dot(&vector, store.vector(*i)))
                     .fold(f32::MIN, f32::max);
             }
-            hit.score = hit.fused;
         }
-        hits.sort_by(|a, b| {
-            b.fused
-                .total_cmp(&a.fused)
-                .then_with(|| a.clause_id.cmp(&b.clause_id))
-        });
         hits.truncate(query.top_k);
         Ok(hits)
     }

@@ -65,7 +65,8 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let assembled = if args.via_kafka {
         None
     } else {
-        Some(tokio::task::block_in_place(|| {
+        let backend = crate::search_backend::SearchBackend::from_env()?;
+        let mut assembled = tokio::task::block_in_place(|| {
             embedded::build(
                 &args.policies,
                 &index_dir,
@@ -74,9 +75,15 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
                 None,
             )
             .map_err(anyhow::Error::from)
-        })?)
+        })?;
+        backend.attach(&mut assembled, true).await?;
+        Some(assembled)
     };
     let index_seconds = started.elapsed().as_secs_f64();
+    // Via Kafka the workers' backend answers; this process does not know which.
+    let search_backend = assembled
+        .as_ref()
+        .map(|a| a.pipeline.search_backend().to_string());
     let corpus = match &assembled {
         Some(a) => a.corpus.clone(),
         None => std::sync::Arc::new(
@@ -172,6 +179,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         };
         let report = serde_json::json!({
             "mode": if args.via_kafka { "via_kafka" } else { "in_process" },
+            "search_backend": search_backend,
             "delivery": delivery,
             "overall": metrics,
             "by_region": per(&evaluation.by_region),
@@ -186,6 +194,9 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        if let Some(backend) = &search_backend {
+            println!("search backend: {backend}");
+        }
         print_tables(
             &evaluation,
             &metrics,

@@ -4,7 +4,8 @@
 //! One lane: changes are applied in the order they were published. The manifest record is an
 //! output of the change message, so the change's offset is committed only once the manifest is
 //! acknowledged; a crash in between re-applies the change, which is idempotent (same snapshot,
-//! fingerprints make the reindex a no-op).
+//! fingerprints make the reindex a no-op). With the Elasticsearch backend, the versions the
+//! change indexed (and any the cluster lacks) are mirrored there before the manifest goes out.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,9 @@ struct ReindexHandler {
     changes: AvroCodec<PolicyChange>,
     manifests: AvroCodec<ManifestRecord>,
     manifest_topic: String,
+    /// With `POLICY_SEARCH_BACKEND=elasticsearch`, changed versions are mirrored there before
+    /// the manifest that needs them is published.
+    elasticsearch: Option<Arc<policy_search_es::EsClient>>,
 }
 
 impl ReindexHandler {
@@ -63,8 +67,6 @@ impl ReindexHandler {
                 embedded::load_corpus(&dir).map_err(|e| HandleError::Poison(e.to_string()))?;
             let report = embedded::index_with_progress(&index, &embedder, &corpus)
                 .map_err(|e| HandleError::Transient(e.to_string()))?;
-            published::set_current(&data_dir, &snapshot_change.git_sha)
-                .map_err(|e| HandleError::Transient(e.to_string()))?;
             Ok((report, corpus.failed_versions().clone()))
         })
         .await
@@ -84,6 +86,17 @@ impl ReindexHandler {
             seconds = report.seconds,
             "policy change indexed"
         );
+        if let Some(client) = &self.elasticsearch {
+            // Down or rejecting: retry the change later; publishing now would send workers to
+            // versions their backend does not have.
+            crate::search_backend::sync_versions(client, &self.index, &report.indexed_versions)
+                .await
+                .map_err(|e| HandleError::Transient(format!("{e:#}")))?;
+        }
+        // Only now is the snapshot servable: a worker starting from CURRENT finds every version
+        // it needs in whichever backend it reads.
+        published::set_current(&self.data_dir, &change.git_sha)
+            .map_err(|e| HandleError::Transient(e.to_string()))?;
         let record = ManifestRecord {
             git_sha: change.git_sha.clone(),
             manifest_json: change.manifest_json.clone(),
@@ -140,6 +153,10 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         )
         .await?,
         manifest_topic: topics.manifest.clone(),
+        elasticsearch: match crate::search_backend::SearchBackend::from_env()? {
+            crate::search_backend::SearchBackend::Elasticsearch(client) => Some(client),
+            crate::search_backend::SearchBackend::Embedded => None,
+        },
     });
     let dead_letters = Arc::new(
         AvroCodec::<DeadLetter>::register(registry, &topics.deadletter, SchemaName::DeadLetter)

@@ -96,7 +96,8 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
-    let assembled = tokio::task::block_in_place(|| {
+    let backend = crate::search_backend::SearchBackend::from_env()?;
+    let mut assembled = tokio::task::block_in_place(|| {
         match &args.data_dir {
             Some(data_dir) => {
                 embedded::build_published(data_dir, &default_model_dir(), config, generator)
@@ -111,6 +112,10 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         }
         .map_err(anyhow::Error::from)
     })?;
+    // Serving a published data dir, the reindex worker keeps Elasticsearch in sync.
+    backend
+        .attach(&mut assembled, args.data_dir.is_none())
+        .await?;
     let published = args.data_dir.clone().map(|data_dir| Published {
         data_dir,
         index: assembled.index.clone(),

@@ -14,6 +14,7 @@ mod cmd_schemas;
 mod cmd_topics;
 mod cmd_worker;
 mod handlers;
+mod search_backend;
 mod topics;
 mod via_kafka;
 

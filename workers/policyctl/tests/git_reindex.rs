@@ -1,7 +1,8 @@
 //! Git → `policyctl policy publish` → reindex worker → published data directory → serving
 //! worker, over the real broker: a new version is served once indexed, a rollback (an older sha
 //! published again) is served with no reindex, an invalid manifest never leaves the publisher,
-//! and an unusable document fails only its own version.
+//! and an unusable document fails only its own version. Retrieval runs on the Elasticsearch
+//! backend (a real osmem-server process), mirrored by the reindex worker.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::workers::{apply_topics, policyctl, repo, served, wait_served, Worker};
+use policy_search_es::test_server::OsmemServer;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 
 fn git(repo: &Path, args: &[&str]) -> String {
@@ -124,8 +126,26 @@ fn git_publish_reindex_serve_and_roll_back() {
     write_manifest(&eu_manifest(true));
     let sha_b = commit(&policy_repo, "eu-v4: 30-day return window from 2026-02-01");
 
+    // Retrieval through the Elasticsearch backend: the reindex worker mirrors what it indexes
+    // into a real (osmem) server before it publishes the manifest; serving reads from there.
+    let search = OsmemServer::start();
+    let es_index = format!("clauses-{prefix}");
     let data_env = data.to_str().unwrap();
-    let reindex = Worker::start_with_env("reindex", &prefix, &[("POLICY_DATA_DIR", data_env)]);
+    let env = [
+        ("POLICY_DATA_DIR", data_env),
+        ("POLICY_SEARCH_BACKEND", "elasticsearch"),
+        ("POLICY_ES_URL", search.url.as_str()),
+        ("POLICY_ES_INDEX", es_index.as_str()),
+        ("POLICY_ES_VECTOR_MODE", "exact"),
+    ];
+    let es_count = |version: &str| {
+        let client = search.client(&es_index);
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(client.count(Some(version)))
+            .unwrap()
+    };
+    let reindex = Worker::start_with_env("reindex", &prefix, &env);
     let out = publish(&prefix, &policy_repo, &sha_a);
     assert!(
         out.status.success(),
@@ -137,7 +157,12 @@ fn git_publish_reindex_serve_and_roll_back() {
         current() == sha_a
     });
 
-    let _serving = Worker::start_with_env("all", &prefix, &[("POLICY_DATA_DIR", data_env)]);
+    assert!(
+        es_count("eu-v3") > 0,
+        "mirrored before the manifest was published"
+    );
+    assert_eq!(es_count("eu-v4"), 0);
+    let _serving = Worker::start_with_env("all", &prefix, &env);
     assert_eq!(
         served(&prefix),
         ("eu-v3".to_string(), sha_a.clone()),
@@ -158,6 +183,8 @@ fn git_publish_reindex_serve_and_roll_back() {
     );
     let took = wait_served(&prefix, "eu-v4", &sha_b, Duration::from_secs(180));
     println!("eu-v4 served {took:?} after publish (reindex included)");
+    let eu_v4_chunks = es_count("eu-v4");
+    assert!(eu_v4_chunks > 0);
 
     // Rollback: the older sha again. Its versions are all indexed: nothing is re-embedded.
     let out = publish(&prefix, &policy_repo, &sha_a);
@@ -177,6 +204,11 @@ fn git_publish_reindex_serve_and_roll_back() {
     assert!(
         last.contains("indexed=[]"),
         "rollback reindexed something: {last}"
+    );
+    assert_eq!(
+        es_count("eu-v4"),
+        eu_v4_chunks,
+        "a rollback deletes nothing"
     );
 
     // An invalid manifest is refused by the publisher and never reaches a worker.
