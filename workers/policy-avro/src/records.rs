@@ -85,6 +85,13 @@ pub struct RetrievedClause {
     pub score: f64,
     pub lexical_rank: Option<i32>,
     pub vector_rank: Option<i32>,
+    /// `active`, or `retired` for the stub of a version past retention.
+    #[serde(default = "active")]
+    pub status: String,
+}
+
+fn active() -> String {
+    "active".into()
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -114,6 +114,7 @@ fn turn_state_at_every_stage() {
             score: 0.8,
             lexical_rank: Some(1),
             vector_rank: None,
+            status: "retired".into(),
         }],
         confidence: 0.8,
         tier: "answer".into(),

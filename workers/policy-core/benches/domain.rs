@@ -66,6 +66,7 @@ fn domain(c: &mut Criterion) {
         let retrieved = [RetrievedClause {
             clause_id: &clause.clause_id,
             text: &clause.text,
+            retired: false,
         }];
         let exists = |id: &str| corpus.clause(id).is_some();
         b.iter(|| {

@@ -21,6 +21,7 @@ pub enum JudgeReason {
     VersionMismatch { clause_id: String, resolved: String },
     UnknownClause { clause_id: String },
     NotRetrieved { clause_id: String },
+    RetiredClause { clause_id: String },
     UngroundedFact { fact: String },
     LowConfidence { confidence: f64, threshold: f64 },
     OutputPii { kind: &'static str },
@@ -37,6 +38,7 @@ impl JudgeReason {
             JudgeReason::VersionMismatch { .. } => "version_mismatch",
             JudgeReason::UnknownClause { .. } => "unknown_clause",
             JudgeReason::NotRetrieved { .. } => "clause_not_retrieved",
+            JudgeReason::RetiredClause { .. } => "retired_version",
             JudgeReason::UngroundedFact { .. } => "ungrounded_fact",
             JudgeReason::LowConfidence { .. } => "low_confidence",
             JudgeReason::OutputPii { .. } => "output_pii",
@@ -73,6 +75,11 @@ impl fmt::Display for JudgeReason {
                 f,
                 "clause_not_retrieved: {clause_id} was not among the retrieved clauses"
             ),
+            JudgeReason::RetiredClause { clause_id } => write!(
+                f,
+                "retired_version: {clause_id} belongs to a version past its retention; its \
+                 terms are no longer served"
+            ),
             JudgeReason::UngroundedFact { fact } => write!(
                 f,
                 "ungrounded_fact: `{fact}` does not appear in any cited clause"
@@ -95,6 +102,8 @@ impl fmt::Display for JudgeReason {
 pub struct RetrievedClause<'a> {
     pub clause_id: &'a str,
     pub text: &'a str,
+    /// A stub of a version past retention ([`crate::retention`]): never a basis for an answer.
+    pub retired: bool,
 }
 
 pub struct JudgeInput<'a> {
@@ -171,6 +180,9 @@ pub fn judge(input: &JudgeInput<'_>) -> Verdict {
             continue;
         }
         match input.retrieved.iter().find(|r| r.clause_id == clause_id) {
+            Some(retrieved) if retrieved.retired => reasons.push(JudgeReason::RetiredClause {
+                clause_id: clause_id.clone(),
+            }),
             Some(retrieved) => grounded_facts.extend(numeric_facts(retrieved.text)),
             None => reasons.push(JudgeReason::NotRetrieved {
                 clause_id: clause_id.clone(),

@@ -20,15 +20,18 @@ fn verdict(answer: &str, confidence: f64) -> Verdict {
         RetrievedClause {
             clause_id: "eu-v4#sec-3.2",
             text: V4_WINDOW,
+            retired: false,
         },
         RetrievedClause {
             clause_id: "eu-v4#sec-4.2",
             text: V4_REFUND,
+            retired: false,
         },
         // A retriever bug that leaked another version must still be caught by the judge.
         RetrievedClause {
             clause_id: "eu-v3#sec-3.2",
             text: V3_WINDOW,
+            retired: false,
         },
     ];
     judge(&JudgeInput {
@@ -165,6 +168,7 @@ fn contact_details_quoted_from_the_clause_are_not_personal_data() {
     let retrieved = [RetrievedClause {
         clause_id: "eu-v4#sec-3.2",
         text: clause,
+        retired: false,
     }];
     let input = |answer| JudgeInput {
         answer,
@@ -188,4 +192,24 @@ fn contact_details_quoted_from_the_clause_are_not_personal_data() {
 fn empty_and_refusal_fail_closed() {
     assert_eq!(codes(&verdict("   ", 0.9)), ["empty_answer"]);
     assert_eq!(codes(&verdict(REFUSAL, 0.9)), ["generator_refused"]);
+}
+
+#[test]
+fn citing_a_retired_stub_fails_closed_even_when_otherwise_grounded() {
+    let stub = "Withdrawal period: this clause belongs to policy version eu-v4, which has been retired and is no longer in effect.";
+    let retrieved = [RetrievedClause {
+        clause_id: "eu-v4#sec-3.2",
+        text: stub,
+        retired: true,
+    }];
+    let v = judge(&JudgeInput {
+        answer: "This policy is no longer in effect. [clause: eu-v4#sec-3.2]",
+        resolved_version: "eu-v4",
+        retrieved: &retrieved,
+        clause_exists: &known,
+        confidence: 0.95,
+        escalate_below: 0.5,
+    });
+    assert_eq!(codes(&v), ["retired_version"]);
+    assert!(v.reasons[0].to_string().contains("eu-v4#sec-3.2"));
 }

@@ -14,6 +14,7 @@ pub mod instant;
 pub mod judge;
 pub mod manifest;
 pub mod region;
+pub mod retention;
 pub mod synonyms;
 pub mod text;
 pub mod version;
@@ -26,4 +27,5 @@ pub use golden::{load_cases, parse_cases, validate_cases, ExpectedOutcome, Golde
 pub use instant::{parse_utc_instant, InstantError};
 pub use manifest::{Manifest, ManifestError, ManifestErrors, VersionEntry};
 pub use region::{resolve_region, RegionError, RegionResolution, RegionSignals, RegionSource};
+pub use retention::Retention;
 pub use version::{VersionOutcome, VersionResolver};

@@ -23,6 +23,10 @@ pub struct PipelineConfig {
     pub runner_up_margin: f32,
     pub disclaimer_text: String,
     pub region_disclaimer_text: String,
+    /// Days after a version's end at which it retires: its clauses are then indexed as stubs
+    /// saying it is no longer in effect, and nothing is answered from it. Default 2557 (7 years,
+    /// a common record-keeping period for consumer contracts).
+    pub retention_days: u32,
 }
 
 impl Default for PipelineConfig {
@@ -38,6 +42,7 @@ impl Default for PipelineConfig {
             runner_up_margin: 0.06,
             disclaimer_text: "This answer may not cover every detail of your situation; a human agent can confirm it.".into(),
             region_disclaimer_text: "Your account and your location point to different regions; this answer follows your account region.".into(),
+            retention_days: 2557,
         }
     }
 }
@@ -98,11 +103,18 @@ impl PipelineConfig {
         var("POLICY_TOP_K", &mut config.top_k)?;
         var("POLICY_QUERY_CACHE_SIZE", &mut config.query_cache_size)?;
         var("POLICY_RUNNER_UP_MARGIN", &mut config.runner_up_margin)?;
+        var("POLICY_RETENTION_DAYS", &mut config.retention_days)?;
         config.validate()?;
         Ok(config)
     }
 
     /// Checked before anything is built, so a bad setting fails at start, not mid-stream.
+    pub fn retention(&self) -> policy_core::Retention {
+        policy_core::Retention {
+            days: self.retention_days,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         let invalid = |m: &str| Err(ConfigError::Invalid(m.to_string()));
         if !(0.0..=1.0).contains(&self.disclaimer_threshold)

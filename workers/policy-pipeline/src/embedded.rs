@@ -1,6 +1,7 @@
 //! Assembly of the embedded default: corpus from a directory, index under a data directory
 //! (built or brought up to date on start), MiniLM, hybrid retriever, extractive generator.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -37,13 +38,28 @@ pub fn build(
     config: PipelineConfig,
     generator: Option<Arc<dyn Generator>>,
 ) -> Result<Embedded, AssemblyError> {
+    // Serving a directory, retention is judged now; the reindex worker judges at publish time.
+    let as_of = chrono::Utc::now();
+    build_at(policies, index_dir, model_dir, config, generator, as_of)
+}
+
+/// [`build`] with retention judged at `as_of` (tests pin it; forensics can too).
+pub fn build_at(
+    policies: &Path,
+    index_dir: &Path,
+    model_dir: &Path,
+    config: PipelineConfig,
+    generator: Option<Arc<dyn Generator>>,
+    as_of: chrono::DateTime<chrono::Utc>,
+) -> Result<Embedded, AssemblyError> {
     config
         .validate()
         .map_err(|e| AssemblyError(e.to_string()))?;
     let corpus = load_corpus(policies)?;
     let embedder = load_embedder(model_dir, &config)?;
     let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
-    let index_report = index_with_progress(&index, &embedder, &corpus)?;
+    let retired = retired_versions(&config, &corpus, as_of);
+    let index_report = index_with_progress(&index, &embedder, &corpus, &retired)?;
     let serving = ServingState::from_corpus(corpus.clone());
     Ok(assemble(
         serving,
@@ -118,19 +134,47 @@ pub fn load_embedder(
     )))
 }
 
-/// Indexes what is new or changed in `corpus`, logging progress every 250 chunks.
+/// Versions of `corpus` past the configured retention at `as_of`, logged.
+pub fn retired_versions(
+    config: &PipelineConfig,
+    corpus: &Corpus,
+    as_of: chrono::DateTime<chrono::Utc>,
+) -> BTreeSet<String> {
+    let retired = config
+        .retention()
+        .retired_versions(corpus.manifest(), as_of);
+    if !retired.is_empty() {
+        tracing::info!(
+            ?retired,
+            retention_days = config.retention_days,
+            %as_of,
+            "versions past retention are indexed as stubs"
+        );
+    }
+    retired
+}
+
+/// Indexes what is new or changed in `corpus` (`retired` versions as stubs), logging progress
+/// every 250 chunks.
 pub fn index_with_progress(
     index: &EmbeddedIndex,
     embedder: &CachedEmbedder<Box<dyn Embedder>>,
     corpus: &Corpus,
+    retired: &BTreeSet<String>,
 ) -> Result<IndexReport, AssemblyError> {
     let mut last_logged = 0;
-    indexer::index_corpus(index, embedder.inner().as_ref(), corpus, |done, total| {
-        if done == total || done >= last_logged + 250 {
-            tracing::info!(done, total, "indexing chunks");
-            last_logged = done;
-        }
-    })
+    indexer::index_corpus_retiring(
+        index,
+        embedder.inner().as_ref(),
+        corpus,
+        retired,
+        |done, total| {
+            if done == total || done >= last_logged + 250 {
+                tracing::info!(done, total, "indexing chunks");
+                last_logged = done;
+            }
+        },
+    )
     .map_err(|e| AssemblyError(e.to_string()))
 }
 

@@ -19,6 +19,7 @@ fn clause() -> Vec<RetrievedClause> {
         score: 0.8,
         lexical_rank: Some(1),
         vector_rank: Some(1),
+        status: "active".into(),
     }]
 }
 

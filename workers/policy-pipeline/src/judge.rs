@@ -25,6 +25,7 @@ fn verdict_for(state: &TurnState, serving: &ServingState, escalate_below: f64) -
         .map(|c| RetrievedClause {
             clause_id: &c.clause_id,
             text: &c.text,
+            retired: c.status == policy_core::retention::RETIRED,
         })
         .collect();
     judge(&JudgeInput {

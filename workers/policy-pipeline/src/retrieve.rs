@@ -80,6 +80,7 @@ impl RetrieveStage {
                 score: h.score as f64,
                 lexical_rank: h.lexical_rank.map(|r| r as i32),
                 vector_rank: h.vector_rank.map(|r| r as i32),
+                status: h.status,
             })
             .collect();
         state.retrieval = Some(Retrieval {

@@ -2,9 +2,10 @@
 //! batches, and replace the version in the index. Versions whose content did not change are
 //! skipped, so re-running an index build is cheap and idempotent.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
-use policy_core::{chunk_clause, Corpus};
+use policy_core::{chunk_clause, retention, Corpus};
 use sha2::{Digest, Sha256};
 
 use crate::embed::Embedder;
@@ -174,11 +175,56 @@ pub fn index_corpus(
     corpus: &Corpus,
     progress: impl FnMut(usize, usize),
 ) -> Result<IndexReport, SearchError> {
+    index_corpus_retiring(index, embedder, corpus, &BTreeSet::new(), progress)
+}
+
+/// [`index_corpus`], with the versions in `retired` indexed as stubs ([`stub_records`]). A
+/// version that retires, or comes back (a longer retention), changes fingerprint and is
+/// replaced whole.
+pub fn index_corpus_retiring(
+    index: &EmbeddedIndex,
+    embedder: &dyn Embedder,
+    corpus: &Corpus,
+    retired: &BTreeSet<String>,
+    progress: impl FnMut(usize, usize),
+) -> Result<IndexReport, SearchError> {
     let versions = corpus
         .manifest()
         .versions()
         .filter(|v| !corpus.failed_versions().contains_key(&v.id))
-        .map(|v| (v.id.clone(), chunk_records(corpus, &v.id, "active")))
+        .map(|v| {
+            let chunks = if retired.contains(&v.id) {
+                stub_records(corpus, &v.id)
+            } else {
+                chunk_records(corpus, &v.id, retention::ACTIVE)
+            };
+            (v.id.clone(), chunks)
+        })
         .collect();
     index_versions(index, embedder, versions, progress)
+}
+
+/// A retired version as indexed: one chunk per clause (every clause id stays resolvable for the
+/// audit trail), whose text says the version is no longer in effect and states none of its
+/// terms. The judge refuses to answer from them.
+pub fn stub_records(corpus: &Corpus, version_id: &str) -> Vec<ChunkRecord> {
+    let Some(version) = corpus.manifest().version(version_id) else {
+        return Vec::new();
+    };
+    corpus
+        .version_clauses(version_id)
+        .map(|clause| {
+            let stub = retention::stub_text(clause, version);
+            ChunkRecord {
+                chunk_id: format!("{}/retired", clause.clause_id),
+                clause_id: clause.clause_id.clone(),
+                version_id: clause.version_id.clone(),
+                region: clause.region.clone(),
+                title: clause.title.clone(),
+                text: stub.clone(),
+                clause_text: stub,
+                status: retention::RETIRED.to_string(),
+            }
+        })
+        .collect()
 }

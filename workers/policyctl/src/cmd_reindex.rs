@@ -35,6 +35,8 @@ struct ReindexHandler {
     changes: AvroCodec<PolicyChange>,
     manifests: AvroCodec<ManifestRecord>,
     manifest_topic: String,
+    /// Retention (`POLICY_RETENTION_DAYS`) among the pipeline settings.
+    config: PipelineConfig,
     /// With `POLICY_SEARCH_BACKEND=elasticsearch`, changed versions are mirrored there before
     /// the manifest that needs them is published.
     elasticsearch: Option<Arc<policy_search_es::EsClient>>,
@@ -53,10 +55,11 @@ impl ReindexHandler {
             })?;
         let span = tracing::info_span!("policy_change", git_sha = change.git_sha);
         let _entered = span.enter();
-        let (data_dir, index, embedder) = (
+        let (data_dir, index, embedder, config) = (
             self.data_dir.clone(),
             self.index.clone(),
             self.embedder.clone(),
+            self.config.clone(),
         );
         let snapshot_change = change.clone();
         let report = tokio::task::spawn_blocking(move || -> Result<_, HandleError> {
@@ -65,7 +68,12 @@ impl ReindexHandler {
             // A manifest problem here means the publisher's validation was bypassed: poison.
             let corpus =
                 embedded::load_corpus(&dir).map_err(|e| HandleError::Poison(e.to_string()))?;
-            let report = embedded::index_with_progress(&index, &embedder, &corpus)
+            // Retention judged at the change's publish time: replaying it retires the same.
+            let published_at =
+                chrono::DateTime::from_timestamp_millis(snapshot_change.published_at)
+                    .unwrap_or_default();
+            let retired = embedded::retired_versions(&config, &corpus, published_at);
+            let report = embedded::index_with_progress(&index, &embedder, &corpus, &retired)
                 .map_err(|e| HandleError::Transient(e.to_string()))?;
             Ok((report, corpus.failed_versions().clone()))
         })
@@ -153,6 +161,7 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         )
         .await?,
         manifest_topic: topics.manifest.clone(),
+        config: config.clone(),
         elasticsearch: match crate::search_backend::SearchBackend::from_env()? {
             crate::search_backend::SearchBackend::Elasticsearch(client) => Some(client),
             crate::search_backend::SearchBackend::Embedded => None,
