@@ -110,6 +110,35 @@ pub struct WorkerMetrics {
     /// Sum over assigned partitions of (high watermark - position).
     pub consumer_lag: AtomicI64,
     pub steps: StepTimes,
+    /// Metrics owned by other components (the query-embedding cache), rendered after ours.
+    pub extra: ExtraMetrics,
+}
+
+/// Renders component metrics into the exposition text: `(stage, out)`.
+type RenderFn = Box<dyn Fn(&str, &mut String) + Send + Sync>;
+
+#[derive(Default)]
+pub struct ExtraMetrics(std::sync::OnceLock<RenderFn>);
+
+impl std::fmt::Debug for ExtraMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExtraMetrics")
+    }
+}
+
+impl ExtraMetrics {
+    /// Sets the renderer once; later calls are ignored.
+    pub fn set(&self, render: impl Fn(&str, &mut String) + Send + Sync + 'static) {
+        let _ = self.0.set(Box::new(render));
+    }
+}
+
+/// One counter in the exposition format, labelled with the stage.
+pub fn write_counter(out: &mut String, stage: &str, name: &str, help: &str, value: u64) {
+    let _ = writeln!(
+        out,
+        "# HELP {name} {help}\n# TYPE {name} counter\n{name}{{stage=\"{stage}\"}} {value}"
+    );
 }
 
 impl WorkerMetrics {
@@ -155,10 +184,7 @@ impl WorkerMetrics {
                 self.escalated.get(),
             ),
         ] {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name}{{stage=\"{stage}\"}} {value}"
-            );
+            write_counter(&mut out, stage, name, help, value);
         }
         let _ = writeln!(out, "# HELP policy_consumer_lag Messages behind the high watermark.\n# TYPE policy_consumer_lag gauge");
         let _ = writeln!(
@@ -200,6 +226,9 @@ impl WorkerMetrics {
                 "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
                 self.steps.seconds(step)
             );
+        }
+        if let Some(render) = self.extra.0.get() {
+            render(stage, &mut out);
         }
         out
     }

@@ -19,6 +19,9 @@ pub struct PipelineConfig {
     pub top_k: usize,
     /// Query embeddings kept in the LRU cache.
     pub query_cache_size: usize,
+    /// Most cache misses embedded together by the model thread (concurrent turns' new
+    /// questions share one forward pass; 1 turns batching off).
+    pub embed_batch: usize,
     /// The extractive answer also quotes the runner-up clause when its score is this close.
     pub runner_up_margin: f32,
     pub disclaimer_text: String,
@@ -39,6 +42,7 @@ impl Default for PipelineConfig {
             disclaimer_threshold: 0.5,
             top_k: 5,
             query_cache_size: 10_000,
+            embed_batch: 16,
             runner_up_margin: 0.06,
             disclaimer_text: "This answer may not cover every detail of your situation; a human agent can confirm it.".into(),
             region_disclaimer_text: "Your account and your location point to different regions; this answer follows your account region.".into(),
@@ -102,6 +106,7 @@ impl PipelineConfig {
         )?;
         var("POLICY_TOP_K", &mut config.top_k)?;
         var("POLICY_QUERY_CACHE_SIZE", &mut config.query_cache_size)?;
+        var("POLICY_EMBED_BATCH", &mut config.embed_batch)?;
         var("POLICY_RUNNER_UP_MARGIN", &mut config.runner_up_margin)?;
         var("POLICY_RETENTION_DAYS", &mut config.retention_days)?;
         config.validate()?;
@@ -125,8 +130,14 @@ impl PipelineConfig {
         if self.disclaimer_threshold > self.answer_threshold {
             return invalid("disclaimer_threshold must not exceed answer_threshold");
         }
-        if self.top_k == 0 || self.max_question_chars == 0 || self.query_cache_size == 0 {
-            return invalid("top_k, max_question_chars and query_cache_size must be positive");
+        if self.top_k == 0
+            || self.max_question_chars == 0
+            || self.query_cache_size == 0
+            || self.embed_batch == 0
+        {
+            return invalid(
+                "top_k, max_question_chars, query_cache_size and embed_batch must be positive",
+            );
         }
         if self.cutover_ambiguity_hours < 0 {
             return invalid("cutover_ambiguity_hours must not be negative");

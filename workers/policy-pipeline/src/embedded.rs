@@ -8,7 +8,7 @@ use std::sync::Arc;
 use policy_core::{load_dir, Corpus};
 use policy_search::indexer::{self, IndexReport};
 use policy_search::{
-    CachedEmbedder, ConfidenceTiers, EmbeddedIndex, EmbeddedRetriever, Embedder,
+    CachedEmbedder, ConfidenceTiers, EmbedBatcher, EmbeddedIndex, EmbeddedRetriever, Embedder,
     LexicalCosineReranker, MiniLmEmbedder,
 };
 
@@ -126,12 +126,17 @@ pub fn load_embedder(
     model_dir: &Path,
     config: &PipelineConfig,
 ) -> Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, AssemblyError> {
-    let model: Box<dyn Embedder> =
-        Box::new(MiniLmEmbedder::load(model_dir).map_err(|e| AssemblyError(e.to_string()))?);
-    Ok(Arc::new(CachedEmbedder::new(
-        model,
-        config.query_cache_size,
-    )))
+    let model: Arc<dyn Embedder> =
+        Arc::new(MiniLmEmbedder::load(model_dir).map_err(|e| AssemblyError(e.to_string()))?);
+    // Sync callers (indexing, benches) use the model directly; turns go through the batcher.
+    let batcher = EmbedBatcher::spawn(model.clone(), config.embed_batch);
+    Ok(Arc::new(
+        CachedEmbedder::new(
+            Box::new(model) as Box<dyn Embedder>,
+            config.query_cache_size,
+        )
+        .with_batcher(batcher),
+    ))
 }
 
 /// Versions of `corpus` past the configured retention at `as_of`, logged.

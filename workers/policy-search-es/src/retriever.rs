@@ -25,7 +25,7 @@ impl ElasticsearchRetriever {
     }
 
     pub async fn search(&self, query: RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, EsError> {
-        let vector = self.embedder.embed_query(query.text)?;
+        let vector = self.embedder.embed_query_async(query.text).await?;
         let config = self.client.config();
         let lexical = self.client.search(
             "lexical leg",

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use policy_core::golden::ExpectedOutcome;
 use policy_core::{load_cases, load_dir, Corpus};
+use policy_search::contract::check_golden;
 use policy_search::embed::default_model_dir;
 use policy_search::indexer::index_corpus;
 use policy_search::*;
@@ -221,70 +221,32 @@ async fn golden_set_through_elasticsearch_meets_the_retrieval_contract() {
     let embedded = EmbeddedRetriever::new(golden.index.clone(), golden.embedder.clone());
     let reranker = LexicalCosineReranker::default();
     let cases = load_cases(&golden_dir().join("cases")).unwrap();
-    let (mut total, mut found, mut same_top1) = (0, 0, 0);
-    let mut misses = Vec::new();
-    for case in cases
-        .iter()
-        .filter(|c| c.expected_outcome == ExpectedOutcome::Answer)
-    {
-        let version = case.expected_version_id.as_deref().unwrap();
-        let region = &golden.corpus.manifest().version(version).unwrap().region;
-        let query = RetrievalQuery {
-            text: &case.question,
-            region,
-            version_id: version,
-            top_k: 8,
-        };
-        let raw = es.retrieve(query).await.unwrap();
-        assert!(
-            !raw.is_empty() && raw.len() <= 8,
-            "{}: {} hits",
-            case.id,
-            raw.len()
-        );
-        assert!(
-            raw.windows(2).all(|w| w[0].fused >= w[1].fused),
-            "{}: best first",
-            case.id
-        );
-        for hit in &raw {
-            assert_eq!(
-                (hit.region.as_str(), hit.version_id.as_str()),
-                (region.as_str(), version),
-                "{}: {}",
-                case.id,
-                hit.clause_id
-            );
-            assert!(
-                hit.cosine > -1.01 && hit.cosine < 1.01,
-                "{}: cosine",
-                case.id
-            );
-        }
-        let hits = reranker.rerank(&case.question, raw);
-        let reference = reranker.rerank(&case.question, embedded.search(query).unwrap());
-        total += 1;
-        if hits.first().map(|h| &h.clause_id) == reference.first().map(|h| &h.clause_id) {
-            same_top1 += 1;
-        }
-        if hits
-            .iter()
-            .take(3)
-            .any(|h| Some(&h.clause_id) == case.expected_clause_id.as_ref())
-        {
-            found += 1;
-        } else {
-            misses.push(case.id.clone());
-        }
-    }
+    let runtime = tokio::runtime::Handle::current();
+    let report = tokio::task::block_in_place(|| {
+        check_golden(&golden.corpus, &cases, &reranker, |query| {
+            runtime.block_on(es.retrieve(query))
+        })
+    })
+    .unwrap();
     println!("queried in {:?}", started.elapsed());
-    let recall = found as f64 / total as f64;
-    let agreement = same_top1 as f64 / total as f64;
+    let reference = check_golden(&golden.corpus, &cases, &reranker, |query| {
+        embedded.search(query)
+    })
+    .unwrap();
+    assert!(report.violations.is_empty(), "{:#?}", report.violations);
+    let (recall, agreement) = (report.top3_recall(), report.top1_agreement(&reference));
     println!(
-        "elasticsearch backend: expected clause in top 3 for {found}/{total} ({:.2} %), \
-         same top clause as the embedded backend for {same_top1}/{total} ({:.2} %); misses: {misses:?}",
+        "elasticsearch backend: expected clause in top 3 for {}/{} ({:.2} %), same top clause \
+         as the embedded backend for {:.2} %; misses: {:?}",
+        report.expected_in_top3,
+        report.cases,
         recall * 100.0,
-        agreement * 100.0
+        agreement * 100.0,
+        report.misses
     );
-    assert!(recall >= 0.98, "top-3 recall {recall:.4}: {misses:?}");
+    assert!(
+        recall >= 0.98,
+        "top-3 recall {recall:.4}: {:?}",
+        report.misses
+    );
 }

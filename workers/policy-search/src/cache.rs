@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use lru::LruCache;
 
+use crate::batcher::{BatchStats, EmbedBatcher};
 use crate::embed::{EmbedError, Embedder};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -32,6 +33,8 @@ pub struct CachedEmbedder<E> {
     cache: Mutex<LruCache<String, Arc<Vec<f32>>>>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Where async misses go to be embedded in batches; without it they call `inner`.
+    batcher: Option<EmbedBatcher>,
 }
 
 /// Case and whitespace do not change what a customer asks.
@@ -50,7 +53,18 @@ impl<E: Embedder> CachedEmbedder<E> {
             cache: Mutex::new(LruCache::new(capacity)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            batcher: None,
         }
+    }
+
+    /// Async misses ([`Self::embed_query_async`]) go through `batcher`.
+    pub fn with_batcher(mut self, batcher: EmbedBatcher) -> Self {
+        self.batcher = Some(batcher);
+        self
+    }
+
+    pub fn batch_stats(&self) -> Option<BatchStats> {
+        self.batcher.as_ref().map(EmbedBatcher::stats)
     }
 
     pub fn stats(&self) -> CacheStats {
@@ -65,22 +79,50 @@ impl<E: Embedder> CachedEmbedder<E> {
         &self.inner
     }
 
-    /// The query embedding, from the cache when the normalised text was seen before.
-    pub fn embed_query(&self, text: &str) -> Result<Arc<Vec<f32>>, EmbedError> {
-        let key = cache_key(text);
-        if let Some(hit) = self.cache.lock().expect("cache lock").get(&key) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(hit.clone());
-        }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        // Embed outside the lock: two threads may compute the same key once each, which is
-        // cheaper than serialising every miss behind one model call.
-        let vector = Arc::new(self.inner.embed(&key)?);
+    fn cached(&self, key: &str) -> Option<Arc<Vec<f32>>> {
+        let hit = self.cache.lock().expect("cache lock").get(key).cloned();
+        let counter = if hit.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        hit
+    }
+
+    fn remember(&self, key: String, vector: Vec<f32>) -> Arc<Vec<f32>> {
+        let vector = Arc::new(vector);
         self.cache
             .lock()
             .expect("cache lock")
             .put(key, vector.clone());
-        Ok(vector)
+        vector
+    }
+
+    /// The query embedding, from the cache when the normalised text was seen before.
+    pub fn embed_query(&self, text: &str) -> Result<Arc<Vec<f32>>, EmbedError> {
+        let key = cache_key(text);
+        if let Some(hit) = self.cached(&key) {
+            return Ok(hit);
+        }
+        // Embed outside the lock: two threads may compute the same key once each, which is
+        // cheaper than serialising every miss behind one model call.
+        let vector = self.inner.embed(&key)?;
+        Ok(self.remember(key, vector))
+    }
+
+    /// [`Self::embed_query`] for async callers: a miss is awaited (batched with concurrent
+    /// misses when a batcher is set) instead of blocking the caller's thread on the model.
+    pub async fn embed_query_async(&self, text: &str) -> Result<Arc<Vec<f32>>, EmbedError> {
+        let key = cache_key(text);
+        if let Some(hit) = self.cached(&key) {
+            return Ok(hit);
+        }
+        let vector = match &self.batcher {
+            Some(batcher) => batcher.embed(key.clone()).await?,
+            None => self.inner.embed(&key)?,
+        };
+        Ok(self.remember(key, vector))
     }
 }
 
@@ -115,6 +157,27 @@ mod tests {
         let stats = cached.stats();
         assert_eq!((stats.hits, stats.misses, stats.entries), (1, 1, 1));
         assert_eq!(stats.hit_rate(), 0.5);
+    }
+
+    #[tokio::test]
+    async fn async_misses_go_through_the_batcher_and_fill_the_same_cache() {
+        let model = Arc::new(Counting(AtomicUsize::new(0)));
+        let cached = CachedEmbedder::new(Counting(AtomicUsize::new(0)), 10)
+            .with_batcher(EmbedBatcher::spawn(model.clone(), 8));
+        let a = cached.embed_query_async("Return  window?").await.unwrap();
+        let b = cached.embed_query("return window?").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(
+            model.0.load(Ordering::SeqCst),
+            1,
+            "the batcher's model embedded it"
+        );
+        assert_eq!(
+            cached.inner().0.load(Ordering::SeqCst),
+            0,
+            "then the cache answered"
+        );
+        assert_eq!(cached.batch_stats().unwrap().texts, 1);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Hybrid retrieval that never crosses a policy boundary: both the lexical (BM25) and the vector
 //! leg are restricted to exactly one (region, version) before anything is scored or fused.
 
+pub mod batcher;
 pub mod cache;
+pub mod contract;
 pub mod embed;
 pub mod fusion;
 pub mod index;
@@ -9,6 +11,7 @@ pub mod indexer;
 pub mod rerank;
 pub mod retriever;
 
+pub use batcher::{BatchStats, EmbedBatcher};
 pub use cache::{CacheStats, CachedEmbedder};
 pub use embed::{EmbedError, Embedder, MiniLmEmbedder};
 pub use fusion::RRF_K;

@@ -63,17 +63,24 @@ pub trait Retriever: Send + Sync {
 
 pub type SharedEmbedder = Arc<CachedEmbedder<Box<dyn Embedder>>>;
 
-impl Embedder for Box<dyn Embedder> {
-    fn model_id(&self) -> &str {
-        self.as_ref().model_id()
-    }
-    fn dimension(&self) -> usize {
-        self.as_ref().dimension()
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.as_ref().embed_batch(texts)
-    }
+/// Smart pointers to an embedder are embedders: a boxed one sits in the cache, an `Arc`'d one
+/// is shared with the batcher's thread.
+macro_rules! forward_embedder {
+    ($($pointer:ident),*) => {$(
+        impl<T: Embedder + ?Sized> Embedder for $pointer<T> {
+            fn model_id(&self) -> &str {
+                self.as_ref().model_id()
+            }
+            fn dimension(&self) -> usize {
+                self.as_ref().dimension()
+            }
+            fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+                self.as_ref().embed_batch(texts)
+            }
+        }
+    )*};
 }
+forward_embedder!(Arc, Box);
 
 /// Candidates per leg before fusion.
 pub const LEG_DEPTH: usize = 50;
@@ -96,9 +103,18 @@ impl EmbeddedRetriever {
         &self.embedder
     }
 
-    /// Synchronous core, usable from a blocking context.
+    /// Synchronous search, usable from a blocking context.
     pub fn search(&self, query: RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, SearchError> {
         let vector = self.embedder.embed_query(query.text)?;
+        self.search_with(query, &vector)
+    }
+
+    /// Both legs and fusion for an already embedded query (sub-millisecond: filtered first).
+    pub fn search_with(
+        &self,
+        query: RetrievalQuery<'_>,
+        vector: &[f32],
+    ) -> Result<Vec<ClauseHit>, SearchError> {
         let store = self.index.snapshot();
         let lexical = self.index.lexical(
             &expand_query(query.text),
@@ -112,7 +128,7 @@ impl EmbeddedRetriever {
             .map(|ids| {
                 ids.iter()
                     .filter(|i| store.chunks[**i].region == query.region)
-                    .map(|i| (*i, dot(&vector, store.vector(*i))))
+                    .map(|i| (*i, dot(vector, store.vector(*i))))
                     .collect()
             })
             .unwrap_or_default();
@@ -143,7 +159,7 @@ impl EmbeddedRetriever {
                     .into_iter()
                     .flatten()
                     .filter(|i| store.chunks[**i].clause_id == hit.clause_id)
-                    .map(|i| dot(&vector, store.vector(*i)))
+                    .map(|i| dot(vector, store.vector(*i)))
                     .fold(f32::MIN, f32::max);
             }
         }
@@ -158,6 +174,10 @@ impl Retriever for EmbeddedRetriever {
     }
 
     fn retrieve<'a>(&'a self, query: RetrievalQuery<'a>) -> SearchFuture<'a> {
-        Box::pin(async move { self.search(query) })
+        Box::pin(async move {
+            // Awaited, not blocking: concurrent misses batch in the model thread.
+            let vector = self.embedder.embed_query_async(query.text).await?;
+            self.search_with(query, &vector)
+        })
     }
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use policy_core::golden::ExpectedOutcome;
 use policy_core::{load_cases, load_dir, Corpus};
+use policy_search::contract::check_golden;
 use policy_search::embed::default_model_dir;
 use policy_search::indexer::index_corpus;
 use policy_search::*;
@@ -43,50 +43,24 @@ fn fixture() -> &'static Fixture {
 #[test]
 fn expected_clause_in_top_3_and_never_another_version() {
     let fixture = fixture();
-    let reranker = LexicalCosineReranker::default();
     let cases = load_cases(&golden().join("cases")).unwrap();
-    let (mut found, mut total, mut misses) = (0, 0, Vec::new());
-    for case in cases
-        .iter()
-        .filter(|c| c.expected_outcome == ExpectedOutcome::Answer)
-    {
-        let version = case.expected_version_id.as_deref().unwrap();
-        let region = &fixture.corpus.manifest().version(version).unwrap().region;
-        let query = RetrievalQuery {
-            text: &case.question,
-            region,
-            version_id: version,
-            top_k: 8,
-        };
-        let hits = reranker.rerank(&case.question, fixture.retriever.search(query).unwrap());
-        assert!(!hits.is_empty(), "{}: no hits", case.id);
-        for hit in &hits {
-            assert_eq!(
-                (hit.region.as_str(), hit.version_id.as_str()),
-                (region.as_str(), version),
-                "{}: {}",
-                case.id,
-                hit.clause_id
-            );
-            assert!(hit.clause_id.starts_with(&format!("{version}#")));
-        }
-        total += 1;
-        if hits
-            .iter()
-            .take(3)
-            .any(|h| Some(&h.clause_id) == case.expected_clause_id.as_ref())
-        {
-            found += 1;
-        } else {
-            misses.push(format!("{} ({})", case.id, case.question));
-        }
-    }
-    let rate = found as f64 / total as f64;
-    println!("top-3 recall {found}/{total} = {rate:.4}");
+    let report = check_golden(
+        &fixture.corpus,
+        &cases,
+        &LexicalCosineReranker::default(),
+        |query| fixture.retriever.search(query),
+    )
+    .unwrap();
+    assert!(report.violations.is_empty(), "{:#?}", report.violations);
+    let rate = report.top3_recall();
+    println!(
+        "top-3 recall {}/{} = {rate:.4}",
+        report.expected_in_top3, report.cases
+    );
     assert!(
         rate >= 0.98,
         "top-3 recall {rate:.4} < 0.98; misses:\n{}",
-        misses.join("\n")
+        report.misses.join("\n")
     );
 }
 

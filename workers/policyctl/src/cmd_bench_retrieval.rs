@@ -130,6 +130,21 @@ fn bench(args: RetrievalBenchArgs) -> anyhow::Result<ExitCode> {
         latencies_ms: latencies,
         seconds,
     });
+    // The same distinct texts in batches of 8 (what concurrent cache misses could share):
+    // latency is per batch, throughput per text.
+    let batches: Vec<Vec<&str>> = distinct
+        .chunks(8)
+        .map(|b| b.iter().map(String::as_str).collect())
+        .collect();
+    let (latencies, seconds) = timed(&batches, |_, batch| {
+        embedder.inner().embed_batch(batch).expect("embedding");
+    });
+    rows.push(Row {
+        what: "query embedding, no cache, batches of 8 (per batch)".into(),
+        chunks: 0,
+        latencies_ms: latencies,
+        seconds,
+    });
     for q in &distinct {
         embedder.embed_query(q)?;
     }

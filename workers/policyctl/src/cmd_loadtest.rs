@@ -112,19 +112,36 @@ fn dead_letter_count(
     Ok(total)
 }
 
-/// `policy_step_seconds_total` per step, scraped from a worker's /metrics.
-async fn step_seconds(url: &str) -> Option<std::collections::BTreeMap<String, f64>> {
+/// A worker's /metrics: `policy_step_seconds_total` per step, and every other counter.
+struct Scrape {
+    steps: std::collections::BTreeMap<String, f64>,
+    counters: std::collections::BTreeMap<String, f64>,
+}
+
+async fn scrape(url: &str) -> Option<Scrape> {
     let text = reqwest::get(url).await.ok()?.text().await.ok()?;
-    Some(
-        text.lines()
-            .filter(|l| l.starts_with("policy_step_seconds_total{"))
-            .filter_map(|l| {
-                let step = l.split("step=\"").nth(1)?.split('"').next()?;
-                let value = l.rsplit(' ').next()?.parse().ok()?;
-                Some((step.to_string(), value))
-            })
-            .collect(),
-    )
+    let value = |l: &str| l.rsplit(' ').next()?.parse::<f64>().ok();
+    let steps = text
+        .lines()
+        .filter(|l| l.starts_with("policy_step_seconds_total{"))
+        .filter_map(|l| {
+            let step = l.split("step=\"").nth(1)?.split('"').next()?;
+            Some((step.to_string(), value(l)?))
+        })
+        .collect();
+    let counters = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("policy_step_seconds_total"))
+        .filter_map(|l| Some((l.split('{').next()?.to_string(), value(l)?)))
+        .collect();
+    Some(Scrape { steps, counters })
+}
+
+impl Scrape {
+    fn delta(&self, earlier: &Scrape, counter: &str) -> f64 {
+        let at = |s: &Scrape| s.counters.get(counter).copied().unwrap_or(0.0);
+        at(self) - at(earlier)
+    }
 }
 
 /// (utime + stime in clock ticks, RSS in KiB) of a process, from /proc.
@@ -179,7 +196,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let usage_start = args.worker_pid.and_then(process_usage);
     let steps_start = match &args.worker_metrics {
-        Some(url) => step_seconds(url).await,
+        Some(url) => scrape(url).await,
         None => None,
     };
     let mut peak_rss = usage_start.map(|u| u.1).unwrap_or(0);
@@ -272,7 +289,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     let elapsed = started.elapsed().as_secs_f64();
     let usage_end = args.worker_pid.and_then(process_usage);
     let steps_end = match &args.worker_metrics {
-        Some(url) => step_seconds(url).await,
+        Some(url) => scrape(url).await,
         None => None,
     };
     let mut all: Vec<f64> = seconds
@@ -356,8 +373,8 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         let cpu_ms = (t1 - t0) as f64 * 10.0 / turns;
         println!("  worker CPU per turn           {cpu_ms:>9.2} ms; time per step and turn:");
         let mut in_steps = 0.0;
-        for (step, end) in &b {
-            let ms = (end - a.get(step).copied().unwrap_or(0.0)) * 1000.0 / turns;
+        for (step, end) in &b.steps {
+            let ms = (end - a.steps.get(step).copied().unwrap_or(0.0)) * 1000.0 / turns;
             in_steps += ms;
             println!("    {step:<26} {ms:>9.3} ms");
         }
@@ -365,6 +382,24 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
             "    {:<26} {:>9.3} ms (CPU per turn minus the steps, when positive)",
             "kafka + runtime",
             (cpu_ms - in_steps).max(0.0)
+        );
+        let (hits, misses) = (
+            b.delta(&a, "policy_query_cache_hits_total"),
+            b.delta(&a, "policy_query_cache_misses_total"),
+        );
+        let (batches, texts) = (
+            b.delta(&a, "policy_embed_batches_total"),
+            b.delta(&a, "policy_embed_batch_texts_total"),
+        );
+        println!(
+            "  {:<28} {:>11.1}%",
+            "query cache hit rate",
+            100.0 * hits / (hits + misses).max(1.0)
+        );
+        println!(
+            "  {:<28} {:>12.2}",
+            "mean embedding batch",
+            texts / batches.max(1.0)
         );
     }
     write_chart(&args.chart, &seconds)?;

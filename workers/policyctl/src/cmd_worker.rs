@@ -142,6 +142,35 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     )
     .await?;
     let metrics = WorkerMetrics::new(&stage_name);
+    let embedder = assembled.embedder.clone();
+    metrics.extra.set(move |stage, out| {
+        let cache = embedder.stats();
+        let batches = embedder.batch_stats().unwrap_or_default();
+        for (name, help, value) in [
+            (
+                "policy_query_cache_hits_total",
+                "Query embeddings served from the cache.",
+                cache.hits,
+            ),
+            (
+                "policy_query_cache_misses_total",
+                "Query embeddings computed by the model.",
+                cache.misses,
+            ),
+            (
+                "policy_embed_batches_total",
+                "Forward passes of the query-embedding model.",
+                batches.batches,
+            ),
+            (
+                "policy_embed_batch_texts_total",
+                "Questions embedded in those passes (mean batch = texts / batches).",
+                batches.texts,
+            ),
+        ] {
+            policy_kafka::metrics::write_counter(out, stage, name, help, value);
+        }
+    });
     let metrics_addr = serve_metrics(args.metrics_listen, vec![metrics.clone()])
         .await
         .context("metrics listener")?;
