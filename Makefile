@@ -55,7 +55,7 @@ bench-audit: up     ## 1M synthetic audit rows: insert throughput and analytics 
 	$(POLICYCTL) bench audit
 
 bench-retrieval: install build  ## retrieval table: golden and synthetic 4x144-version corpus, embedding with/without cache
-	$(POLICYCTL) bench retrieval --reindex
+	$(POLICYCTL) bench retrieval --reindex --elasticsearch osmem
 
 loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart
 	bash infra/loadtest.sh $(LOADTEST_ARGS)

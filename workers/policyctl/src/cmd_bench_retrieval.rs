@@ -1,6 +1,6 @@
-//! `policyctl bench retrieval`: the embedded backend's queries/s and p50/p99 on the golden corpus
-//! and on a synthetic corpus of N versions per region; query embedding with and without the
-//! cache; optionally a full reindex of the golden corpus.
+//! `policyctl bench retrieval`: queries/s and p50/p99 per backend (embedded; Elasticsearch with
+//! `--elasticsearch`) on the golden corpus and on a synthetic corpus of N versions per region;
+//! query embedding with and without the cache and batched; optionally a full reindex.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +16,19 @@ use policy_search::{
     CachedEmbedder, EmbeddedIndex, EmbeddedRetriever, Embedder, LexicalCosineReranker,
     MiniLmEmbedder, Reranker, RetrievalQuery,
 };
+use policy_search_es::test_server::OsmemServer;
+use policy_search_es::{mirror_versions, ElasticsearchRetriever, EsClient, EsConfig};
+
+/// A golden question with its region and version.
+type Query = (String, String, String);
+
+/// One corpus the Elasticsearch backend is timed on.
+struct SearchRun<'a> {
+    index: &'a EmbeddedIndex,
+    label: String,
+    /// (query number, query) -> the version to ask for.
+    version_of: &'a dyn Fn(usize, &Query) -> String,
+}
 
 #[derive(Args)]
 pub struct RetrievalBenchArgs {
@@ -35,6 +48,10 @@ pub struct RetrievalBenchArgs {
     /// Also time a full reindex of the golden corpus into a fresh directory (~1-2 min).
     #[arg(long)]
     reindex: bool,
+    /// Also time the Elasticsearch backend: `osmem` starts a local osmem-server (exact vector
+    /// mode), anything else is a cluster URL (with the other `POLICY_ES_*` settings).
+    #[arg(long)]
+    elasticsearch: Option<String>,
 }
 
 struct Row {
@@ -49,7 +66,7 @@ impl Row {
         self.latencies_ms.sort_by(f64::total_cmp);
         let at = |q: f64| crate::cmd_loadtest::percentile(&self.latencies_ms, q);
         println!(
-            "{:<58} {:>8} {:>8} {:>10.0} {:>9.3} {:>9.3}",
+            "{:<72} {:>8} {:>8} {:>10.0} {:>9.3} {:>9.3}",
             self.what,
             self.chunks,
             self.latencies_ms.len(),
@@ -102,7 +119,7 @@ fn bench(args: RetrievalBenchArgs) -> anyhow::Result<ExitCode> {
     let reranker = LexicalCosineReranker::default();
 
     let cases = policy_core::load_cases(&args.golden)?;
-    let golden: Vec<(String, String, String)> = cases
+    let golden: Vec<Query> = cases
         .iter()
         .filter(|c| c.expected_outcome == ExpectedOutcome::Answer)
         .filter_map(|c| {
@@ -111,8 +128,7 @@ fn bench(args: RetrievalBenchArgs) -> anyhow::Result<ExitCode> {
             Some((c.question.clone(), region, version))
         })
         .collect();
-    let queries: Vec<&(String, String, String)> =
-        golden.iter().cycle().take(args.queries).collect();
+    let queries: Vec<&Query> = golden.iter().cycle().take(args.queries).collect();
 
     // Query embedding: every text distinct (no cache), then the same texts again (all hits).
     let distinct: Vec<String> = golden
@@ -178,7 +194,7 @@ fn bench(args: RetrievalBenchArgs) -> anyhow::Result<ExitCode> {
     });
     rows.push(Row {
         what: format!(
-            "hybrid retrieval + rerank, golden ({} versions)",
+            "embedded: hybrid retrieval + rerank, golden ({} versions)",
             index.indexed_versions().len()
         ),
         chunks: index.chunk_count(),
@@ -232,15 +248,73 @@ fn bench(args: RetrievalBenchArgs) -> anyhow::Result<ExitCode> {
         search(&retriever, q, r, &format!("{r}-s{}", 1 + i % per_region));
     });
     rows.push(Row {
-        what: format!("hybrid retrieval + rerank, synthetic (4 x {per_region} versions)"),
+        what: format!("embedded: hybrid retrieval + rerank, synthetic (4 x {per_region} versions)"),
         chunks: synthetic.chunk_count(),
         latencies_ms: latencies,
         seconds,
     });
 
+    if let Some(target) = &args.elasticsearch {
+        let golden_run = SearchRun {
+            index: &index,
+            label: format!("golden ({} versions)", index.indexed_versions().len()),
+            version_of: &|_, (_, _, v): &Query| v.clone(),
+        };
+        let synthetic_run = SearchRun {
+            index: &synthetic,
+            label: format!("synthetic (4 x {per_region} versions)"),
+            version_of: &|i, (_, r, _): &Query| format!("{r}-s{}", 1 + i % per_region),
+        };
+        let search = |retriever: &ElasticsearchRetriever, text: &str, region: &str, v: &str| {
+            let query = RetrievalQuery {
+                text,
+                region,
+                version_id: v,
+                top_k: 15,
+            };
+            let hits = tokio::runtime::Handle::current()
+                .block_on(retriever.search(query))
+                .expect("elasticsearch search");
+            reranker.rerank(text, hits)
+        };
+        for run in [golden_run, synthetic_run] {
+            let server = (target == "osmem").then(OsmemServer::start);
+            let client = match &server {
+                Some(server) => server.client("bench-clauses"),
+                None => EsClient::new(EsConfig {
+                    url: target.clone(),
+                    index: "bench-clauses".into(),
+                    ..EsConfig::from_env()?
+                })?,
+            };
+            let client = Arc::new(client);
+            let versions: Vec<String> = run.index.indexed_versions().into_keys().collect();
+            let started = Instant::now();
+            tokio::runtime::Handle::current()
+                .block_on(mirror_versions(&client, run.index, &versions))?;
+            notes.push(format!(
+                "elasticsearch ({target}, {:?} vectors): {} chunks bulk-indexed in {:.1} s",
+                client.config().vector_mode,
+                run.index.chunk_count(),
+                started.elapsed().as_secs_f64()
+            ));
+            let retriever = ElasticsearchRetriever::new(client.clone(), embedder.clone());
+            let timed_queries = &queries[..queries.len().min(1000)];
+            let (latencies, seconds) = timed(timed_queries, |i, query| {
+                search(&retriever, &query.0, &query.1, &(run.version_of)(i, query));
+            });
+            rows.push(Row {
+                what: format!("elasticsearch: hybrid retrieval + rerank, {}", run.label),
+                chunks: run.index.chunk_count(),
+                latencies_ms: latencies,
+                seconds,
+            });
+        }
+    }
+
     println!(
-        "{:<58} {:>8} {:>8} {:>10} {:>9} {:>9}",
-        "embedded backend", "chunks", "calls", "calls/s", "p50_ms", "p99_ms"
+        "{:<72} {:>8} {:>8} {:>10} {:>9} {:>9}",
+        "backend / what", "chunks", "calls", "calls/s", "p50_ms", "p99_ms"
     );
     for row in &mut rows {
         row.print();
