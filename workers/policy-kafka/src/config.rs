@@ -10,6 +10,11 @@ pub struct KafkaConfig {
     pub schema_registry_url: String,
     /// `KAFKA_CLIENT_ID`, default `policy-workers`.
     pub client_id: String,
+    /// `KAFKA_LINGER_MS`, default 2: how long a producer waits to fill a batch.
+    pub linger_ms: String,
+    /// `KAFKA_FETCH_WAIT_MS`, default 20: tansu answers a fetch only when this wait expires,
+    /// so it is a floor on every consumer hop's latency (librdkafka's default is 500).
+    pub fetch_wait_ms: String,
 }
 
 impl Default for KafkaConfig {
@@ -18,6 +23,8 @@ impl Default for KafkaConfig {
             bootstrap: "127.0.0.1:9092".into(),
             schema_registry_url: "http://127.0.0.1:8081".into(),
             client_id: "policy-workers".into(),
+            linger_ms: "2".into(),
+            fetch_wait_ms: "20".into(),
         }
     }
 }
@@ -35,6 +42,8 @@ impl KafkaConfig {
             bootstrap: var("KAFKA_BOOTSTRAP", d.bootstrap),
             schema_registry_url: var("SCHEMA_REGISTRY_URL", d.schema_registry_url),
             client_id: var("KAFKA_CLIENT_ID", d.client_id),
+            linger_ms: var("KAFKA_LINGER_MS", d.linger_ms),
+            fetch_wait_ms: var("KAFKA_FETCH_WAIT_MS", d.fetch_wait_ms),
         }
     }
 
@@ -52,7 +61,7 @@ impl KafkaConfig {
         config
             .set("enable.idempotence", "true")
             .set("acks", "all")
-            .set("linger.ms", "2")
+            .set("linger.ms", &self.linger_ms)
             .set("message.timeout.ms", "30000");
         config
     }
@@ -67,7 +76,7 @@ impl KafkaConfig {
             .set("auto.offset.reset", "earliest")
             .set("session.timeout.ms", "10000")
             .set("heartbeat.interval.ms", "1000")
-            .set("fetch.wait.max.ms", "20")
+            .set("fetch.wait.max.ms", &self.fetch_wait_ms)
             .set("partition.assignment.strategy", "cooperative-sticky");
         config
     }
