@@ -10,7 +10,9 @@ pub struct KafkaConfig {
     pub schema_registry_url: String,
     /// `KAFKA_CLIENT_ID`, default `policy-workers`.
     pub client_id: String,
-    /// `KAFKA_LINGER_MS`, default 2: how long a producer waits to fill a batch.
+    /// `KAFKA_LINGER_MS`, default 20: how long a producer waits to fill a batch. tansu pays
+    /// per produce request (a SQLite transaction), so fewer, fuller requests lower the broker's
+    /// load and the tail latency under load (p99 at 790 turns/s: 250 ms with 2, 188 ms with 20).
     pub linger_ms: String,
     /// `KAFKA_FETCH_WAIT_MS`, default 20: tansu answers a fetch only when this wait expires,
     /// so it is a floor on every consumer hop's latency (librdkafka's default is 500).
@@ -23,7 +25,7 @@ impl Default for KafkaConfig {
             bootstrap: "127.0.0.1:9092".into(),
             schema_registry_url: "http://127.0.0.1:8081".into(),
             client_id: "policy-workers".into(),
-            linger_ms: "2".into(),
+            linger_ms: "20".into(),
             fetch_wait_ms: "20".into(),
         }
     }

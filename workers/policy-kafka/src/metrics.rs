@@ -67,29 +67,40 @@ pub const STEPS: &[&str] = &[
     "decode", "enrich", "retrieve", "generate", "judge", "encode",
 ];
 
+/// Thread CPU time of the parts of a turn that run without yielding: Avro decode, the whole
+/// in-process pipeline, Avro encode. With the process's CPU and its threads' CPU (librdkafka's
+/// own threads, the model thread) this splits a turn's CPU exactly.
+pub const CPU_STEPS: &[&str] = &["decode", "pipeline", "encode"];
+
 #[derive(Debug)]
 pub struct StepTimes {
+    names: &'static [&'static str],
     micros: Vec<AtomicU64>,
 }
 
 impl Default for StepTimes {
     fn default() -> Self {
-        StepTimes {
-            micros: STEPS.iter().map(|_| AtomicU64::new(0)).collect(),
-        }
+        StepTimes::new(STEPS)
     }
 }
 
 impl StepTimes {
-    /// Adds `seconds` to `step` (one of [`STEPS`]; others are ignored).
+    pub fn new(names: &'static [&'static str]) -> StepTimes {
+        StepTimes {
+            names,
+            micros: names.iter().map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Adds `seconds` to `step` (one of the names; others are ignored).
     pub fn add(&self, step: &str, seconds: f64) {
-        if let Some(i) = STEPS.iter().position(|s| *s == step) {
+        if let Some(i) = self.names.iter().position(|s| *s == step) {
             self.micros[i].fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
         }
     }
 
     pub fn seconds(&self, step: &str) -> f64 {
-        STEPS
+        self.names
             .iter()
             .position(|s| *s == step)
             .map(|i| self.micros[i].load(Ordering::Relaxed) as f64 / 1e6)
@@ -110,6 +121,8 @@ pub struct WorkerMetrics {
     /// Sum over assigned partitions of (high watermark - position).
     pub consumer_lag: AtomicI64,
     pub steps: StepTimes,
+    /// Thread CPU time per [`CPU_STEPS`] entry.
+    pub cpu: StepTimes,
     /// Metrics owned by other components (the query-embedding cache), rendered after ours.
     pub extra: ExtraMetrics,
 }
@@ -145,6 +158,7 @@ impl WorkerMetrics {
     pub fn new(stage: &str) -> Arc<WorkerMetrics> {
         Arc::new(WorkerMetrics {
             stage: stage.to_string(),
+            cpu: StepTimes::new(CPU_STEPS),
             ..Default::default()
         })
     }
@@ -227,6 +241,18 @@ impl WorkerMetrics {
                 self.steps.seconds(step)
             );
         }
+        let name = "policy_step_cpu_seconds_total";
+        let _ = writeln!(
+            out,
+            "# HELP {name} Thread CPU time per non-yielding step.\n# TYPE {name} counter"
+        );
+        for step in CPU_STEPS {
+            let _ = writeln!(
+                out,
+                "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
+                self.cpu.seconds(step)
+            );
+        }
         if let Some(render) = self.extra.0.get() {
             render(stage, &mut out);
         }
@@ -287,6 +313,40 @@ pub async fn serve_metrics(
     Ok(addr)
 }
 
+/// CPU time of the calling thread so far.
+fn thread_cpu_seconds() -> f64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only into the timespec we own; this clock id always exists
+    // on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
+}
+
+/// Measures the thread CPU time of a step. A step that moved to another thread (it awaited
+/// something and was resumed elsewhere) is not counted: its delta would mix two threads.
+pub struct ThreadCpuTimer {
+    thread: std::thread::ThreadId,
+    started: f64,
+}
+
+impl ThreadCpuTimer {
+    pub fn start() -> ThreadCpuTimer {
+        ThreadCpuTimer {
+            thread: std::thread::current().id(),
+            started: thread_cpu_seconds(),
+        }
+    }
+
+    pub fn finish(self, times: &StepTimes, step: &str) {
+        if std::thread::current().id() == self.thread {
+            times.add(step, thread_cpu_seconds() - self.started);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +364,25 @@ mod tests {
         assert!(text.contains("policy_message_seconds_bucket{stage=\"all\",le=\"0.005\"} 1"));
         assert!(text.contains("policy_message_seconds_bucket{stage=\"all\",le=\"0.25\"} 2"));
         assert!(text.contains("policy_message_seconds_count{stage=\"all\"} 2"));
+    }
+
+    #[test]
+    fn thread_cpu_timer_counts_work_on_this_thread() {
+        let times = StepTimes::new(CPU_STEPS);
+        let timer = ThreadCpuTimer::start();
+        let mut x = 0u64;
+        for i in 0..5_000_000u64 {
+            x = x.wrapping_add(i * i);
+        }
+        std::hint::black_box(x);
+        timer.finish(&times, "pipeline");
+        assert!(times.seconds("pipeline") > 0.0);
+        assert_eq!(times.seconds("decode"), 0.0);
+        times.add("unknown", 1.0);
+        assert_eq!(
+            times.seconds("unknown"),
+            0.0,
+            "names outside the list are ignored"
+        );
     }
 }

@@ -115,26 +115,33 @@ fn dead_letter_count(
 /// A worker's /metrics: `policy_step_seconds_total` per step, and every other counter.
 struct Scrape {
     steps: std::collections::BTreeMap<String, f64>,
+    /// `policy_step_cpu_seconds_total`: thread CPU of decode, pipeline, encode.
+    cpu_steps: std::collections::BTreeMap<String, f64>,
     counters: std::collections::BTreeMap<String, f64>,
 }
 
 async fn scrape(url: &str) -> Option<Scrape> {
     let text = reqwest::get(url).await.ok()?.text().await.ok()?;
     let value = |l: &str| l.rsplit(' ').next()?.parse::<f64>().ok();
-    let steps = text
-        .lines()
-        .filter(|l| l.starts_with("policy_step_seconds_total{"))
-        .filter_map(|l| {
-            let step = l.split("step=\"").nth(1)?.split('"').next()?;
-            Some((step.to_string(), value(l)?))
-        })
-        .collect();
+    let per_step = |metric: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{metric}{{")))
+            .filter_map(|l| {
+                let step = l.split("step=\"").nth(1)?.split('"').next()?;
+                Some((step.to_string(), value(l)?))
+            })
+            .collect()
+    };
     let counters = text
         .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("policy_step_seconds_total"))
+        .filter(|l| !l.starts_with('#') && !l.starts_with("policy_step_"))
         .filter_map(|l| Some((l.split('{').next()?.to_string(), value(l)?)))
         .collect();
-    Some(Scrape { steps, counters })
+    Some(Scrape {
+        steps: per_step("policy_step_seconds_total"),
+        cpu_steps: per_step("policy_step_cpu_seconds_total"),
+        counters,
+    })
 }
 
 impl Scrape {
@@ -142,6 +149,43 @@ impl Scrape {
         let at = |s: &Scrape| s.counters.get(counter).copied().unwrap_or(0.0);
         at(self) - at(earlier)
     }
+}
+
+/// CPU clock ticks of a process's threads, grouped by what they run (thread names).
+fn thread_groups(pid: u32) -> std::collections::BTreeMap<&'static str, u64> {
+    let mut groups = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return groups;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let Some((head, tail)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let name = head.split_once('(').map(|(_, n)| n).unwrap_or_default();
+        let fields: Vec<&str> = tail.split_whitespace().collect();
+        let ticks = fields
+            .get(11)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+            + fields
+                .get(12)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0);
+        let group = if name.starts_with("rdk:") {
+            "librdkafka threads"
+        } else if name.starts_with("embed-batcher") {
+            "model thread"
+        } else if name.starts_with("tokio-runtime") {
+            "async worker threads"
+        } else {
+            "other threads (incl. the model's matmul pool)"
+        };
+        *groups.entry(group).or_insert(0) += ticks;
+    }
+    groups
 }
 
 /// (utime + stime in clock ticks, RSS in KiB) of a process, from /proc.
@@ -195,6 +239,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     let mut garbage = 0usize;
     let started = Instant::now();
     let usage_start = args.worker_pid.and_then(process_usage);
+    let threads_start = args.worker_pid.map(thread_groups);
     let steps_start = match &args.worker_metrics {
         Some(url) => scrape(url).await,
         None => None,
@@ -288,6 +333,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let usage_end = args.worker_pid.and_then(process_usage);
+    let threads_end = args.worker_pid.map(thread_groups);
     let steps_end = match &args.worker_metrics {
         Some(url) => scrape(url).await,
         None => None,
@@ -371,17 +417,55 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         // (or for the blocking pool) counts its wait too.
         let turns = (outcomes + garbage).max(1) as f64;
         let cpu_ms = (t1 - t0) as f64 * 10.0 / turns;
-        println!("  worker CPU per turn           {cpu_ms:>9.2} ms; time per step and turn:");
-        let mut in_steps = 0.0;
+        println!("  worker CPU per turn           {cpu_ms:>9.2} ms; wall time per step and turn:");
         for (step, end) in &b.steps {
             let ms = (end - a.steps.get(step).copied().unwrap_or(0.0)) * 1000.0 / turns;
-            in_steps += ms;
             println!("    {step:<26} {ms:>9.3} ms");
         }
+        // Exact split of the worker's CPU: thread CPU of the non-yielding steps, CPU of the
+        // threads by name, and the rest (async runtime, rdkafka's Rust side, scheduling).
+        let cpu_step = |step: &str| {
+            (b.cpu_steps.get(step).copied().unwrap_or(0.0)
+                - a.cpu_steps.get(step).copied().unwrap_or(0.0))
+                * 1000.0
+                / turns
+        };
+        let (pipeline, avro) = (
+            cpu_step("pipeline"),
+            cpu_step("decode") + cpu_step("encode"),
+        );
+        let group = |name: &str| {
+            let at = |g: &Option<std::collections::BTreeMap<&str, u64>>| {
+                g.as_ref().and_then(|g| g.get(name).copied()).unwrap_or(0)
+            };
+            at(&threads_end).saturating_sub(at(&threads_start)) as f64 * 10.0 / turns
+        };
+        let rdkafka = group("librdkafka threads");
+        let model = group("model thread") + group("other threads (incl. the model's matmul pool)");
+        let plumbing = (cpu_ms - pipeline - model).max(0.0);
+        println!("  CPU per turn, exact split:");
         println!(
-            "    {:<26} {:>9.3} ms (CPU per turn minus the steps, when positive)",
-            "kafka + runtime",
-            (cpu_ms - in_steps).max(0.0)
+            "    {:<40} {pipeline:>9.3} ms",
+            "pipeline stages (thread CPU)"
+        );
+        println!(
+            "    {:<40} {model:>9.3} ms",
+            "model threads (embedding misses)"
+        );
+        println!(
+            "    {:<40} {avro:>9.3} ms",
+            "Avro decode + encode (thread CPU)"
+        );
+        println!("    {:<40} {rdkafka:>9.3} ms", "librdkafka threads");
+        println!(
+            "    {:<40} {:>9.3} ms",
+            "async runtime + rdkafka Rust side",
+            (plumbing - avro - rdkafka).max(0.0)
+        );
+        println!(
+            "    {:<40} {:>8.1} %",
+            "Kafka + Avro + runtime share",
+            100.0 * plumbing / cpu_ms.max(1e-9)
         );
         let (hits, misses) = (
             b.delta(&a, "policy_query_cache_hits_total"),

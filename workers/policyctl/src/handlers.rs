@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use policy_avro::{AvroCodec, ChatTurn, Escalation, InputCoordinates, PolicyAnswer, TurnState};
+use policy_kafka::metrics::ThreadCpuTimer;
 use policy_kafka::metrics::WorkerMetrics;
 use policy_kafka::runtime::{HandleError, HandleFuture, MessageHandler, OutputRecord};
 use policy_kafka::{decode_value, MessageError};
@@ -137,23 +138,27 @@ impl StageHandler {
         let transient = |e: &dyn std::fmt::Display| HandleError::Transient(e.to_string());
         match self.stage {
             Stage::All => {
-                let steps = &self.metrics.steps;
-                let started = std::time::Instant::now();
+                let (steps, cpu) = (&self.metrics.steps, &self.metrics.cpu);
+                let (started, timer) = (std::time::Instant::now(), ThreadCpuTimer::start());
                 let turn = decode_value(&self.codecs.turn, message)
                     .await
                     .map_err(decode_error)?;
                 steps.add("decode", started.elapsed().as_secs_f64());
+                timer.finish(cpu, "decode");
+                let timer = ThreadCpuTimer::start();
                 let outcome = self
                     .pipeline
                     .process(turn, coordinates(message))
                     .await
                     .map_err(|e| transient(&e))?;
+                timer.finish(cpu, "pipeline");
                 for (stage, ms) in outcome.stage_latency_ms() {
                     steps.add(stage, ms / 1000.0);
                 }
-                let started = std::time::Instant::now();
+                let (started, timer) = (std::time::Instant::now(), ThreadCpuTimer::start());
                 let record = outcome_record(&self.codecs, &self.topics, &self.metrics, &outcome)?;
                 steps.add("encode", started.elapsed().as_secs_f64());
+                timer.finish(cpu, "encode");
                 Ok(vec![record])
             }
             Stage::Enrich => {
