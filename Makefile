@@ -54,7 +54,7 @@ report: up          ## audit tables + .run/report.html from ClickHouse (exit 2 o
 bench-audit: up     ## 1M synthetic audit rows: insert throughput and analytics query latency
 	$(POLICYCTL) bench audit
 
-bench-retrieval: install build  ## retrieval table: golden and synthetic 4x144-version corpus, embedding with/without cache
+bench-retrieval: install build  ## retrieval table per backend (embedded, Elasticsearch on osmem): golden and synthetic 4x144-version corpus, embedding with/without cache
 	$(POLICYCTL) bench retrieval --reindex --elasticsearch osmem
 
 loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart

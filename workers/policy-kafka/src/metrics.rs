@@ -99,6 +99,18 @@ impl StepTimes {
         }
     }
 
+    /// One counter per step, labelled with the stage and the step.
+    fn render(&self, out: &mut String, stage: &str, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+        for step in self.names {
+            let _ = writeln!(
+                out,
+                "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
+                self.seconds(step)
+            );
+        }
+    }
+
     pub fn seconds(&self, step: &str) -> f64 {
         self.names
             .iter()
@@ -229,30 +241,18 @@ impl WorkerMetrics {
             self.latency.sum_micros.load(Ordering::Relaxed) as f64 / 1e6
         );
         let _ = writeln!(out, "{name}_count{{stage=\"{stage}\"}} {count}");
-        let name = "policy_step_seconds_total";
-        let _ = writeln!(
-            out,
-            "# HELP {name} Time spent per processing step.\n# TYPE {name} counter"
+        self.steps.render(
+            &mut out,
+            stage,
+            "policy_step_seconds_total",
+            "Time spent per processing step.",
         );
-        for step in STEPS {
-            let _ = writeln!(
-                out,
-                "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
-                self.steps.seconds(step)
-            );
-        }
-        let name = "policy_step_cpu_seconds_total";
-        let _ = writeln!(
-            out,
-            "# HELP {name} Thread CPU time per non-yielding step.\n# TYPE {name} counter"
+        self.cpu.render(
+            &mut out,
+            stage,
+            "policy_step_cpu_seconds_total",
+            "Thread CPU time per non-yielding step.",
         );
-        for step in CPU_STEPS {
-            let _ = writeln!(
-                out,
-                "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
-                self.cpu.seconds(step)
-            );
-        }
         if let Some(render) = self.extra.0.get() {
             render(stage, &mut out);
         }
