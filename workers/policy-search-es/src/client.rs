@@ -117,16 +117,17 @@ impl EsClient {
         if self.index_exists().await? {
             return Ok(false);
         }
-        let response = self
-            .client
-            .indices()
-            .create(IndicesCreateParts::Index(&self.config.index))
-            .request_timeout(self.config.write_timeout)
-            .body(body::index_definition(dimension, self.config.vector_mode))
-            .send()
-            .await
-            .map_err(|e| EsError::transport("create index", e))?;
-        checked("create index", response).await?;
+        reply(
+            "create index",
+            self.client
+                .indices()
+                .create(IndicesCreateParts::Index(&self.config.index))
+                .request_timeout(self.config.write_timeout)
+                .body(body::index_definition(dimension, self.config.vector_mode))
+                .send()
+                .await,
+        )
+        .await?;
         Ok(true)
     }
 
@@ -175,16 +176,17 @@ impl EsClient {
             .into_iter()
             .map(JsonBody::from)
             .collect();
-        let response = self
-            .client
-            .bulk(BulkParts::Index(&self.config.index))
-            .request_timeout(self.config.write_timeout)
-            .refresh(Refresh::False)
-            .body(lines)
-            .send()
-            .await
-            .map_err(|e| EsError::transport("bulk", e))?;
-        let reply = checked("bulk", response).await?;
+        let reply = reply(
+            "bulk",
+            self.client
+                .bulk(BulkParts::Index(&self.config.index))
+                .request_timeout(self.config.write_timeout)
+                .refresh(Refresh::False)
+                .body(lines)
+                .send()
+                .await,
+        )
+        .await?;
         if reply["errors"].as_bool() == Some(true) {
             let items = reply["items"].as_array().cloned().unwrap_or_default();
             let failed: Vec<&Value> = items
@@ -216,17 +218,18 @@ impl EsClient {
     }
 
     async fn delete_by_query(&self, query: Value) -> Result<u64, EsError> {
-        let response = self
-            .client
-            .delete_by_query(DeleteByQueryParts::Index(&[&self.config.index]))
-            .request_timeout(self.config.write_timeout)
-            .conflicts(Conflicts::Proceed)
-            .refresh(false)
-            .body(query)
-            .send()
-            .await
-            .map_err(|e| EsError::transport("delete by query", e))?;
-        let reply = checked("delete by query", response).await?;
+        let reply = reply(
+            "delete by query",
+            self.client
+                .delete_by_query(DeleteByQueryParts::Index(&[&self.config.index]))
+                .request_timeout(self.config.write_timeout)
+                .conflicts(Conflicts::Proceed)
+                .refresh(false)
+                .body(query)
+                .send()
+                .await,
+        )
+        .await?;
         Ok(reply["deleted"].as_u64().unwrap_or(0))
     }
 
@@ -236,28 +239,31 @@ impl EsClient {
             Some(v) => json!({ "query": { "term": { "version_id": v } } }),
             None => json!({ "query": { "match_all": {} } }),
         };
-        let response = self
-            .client
-            .count(CountParts::Index(&[&self.config.index]))
-            .request_timeout(self.config.timeout)
-            .body(query)
-            .send()
-            .await
-            .map_err(|e| EsError::transport("count", e))?;
-        let reply = checked("count", response).await?;
+        let reply = reply(
+            "count",
+            self.client
+                .count(CountParts::Index(&[&self.config.index]))
+                .request_timeout(self.config.timeout)
+                .body(query)
+                .send()
+                .await,
+        )
+        .await?;
         Ok(reply["count"].as_u64().unwrap_or(0))
     }
 
     pub async fn refresh(&self) -> Result<(), EsError> {
-        let response = self
-            .client
-            .indices()
-            .refresh(IndicesRefreshParts::Index(&[&self.config.index]))
-            .request_timeout(self.config.write_timeout)
-            .send()
-            .await
-            .map_err(|e| EsError::transport("refresh", e))?;
-        checked("refresh", response).await.map(|_| ())
+        reply(
+            "refresh",
+            self.client
+                .indices()
+                .refresh(IndicesRefreshParts::Index(&[&self.config.index]))
+                .request_timeout(self.config.write_timeout)
+                .send()
+                .await,
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Runs one search body against the index.
@@ -266,15 +272,16 @@ impl EsClient {
         operation: &'static str,
         request: Value,
     ) -> Result<Vec<StoredChunk>, EsError> {
-        let response = self
-            .client
-            .search(SearchParts::Index(&[&self.config.index]))
-            .request_timeout(self.config.timeout)
-            .body(request)
-            .send()
-            .await
-            .map_err(|e| EsError::transport(operation, e))?;
-        let reply = checked(operation, response).await?;
+        let reply = reply(
+            operation,
+            self.client
+                .search(SearchParts::Index(&[&self.config.index]))
+                .request_timeout(self.config.timeout)
+                .body(request)
+                .send()
+                .await,
+        )
+        .await?;
         let parsed: SearchResponse =
             serde_json::from_value(reply).map_err(|e| EsError::Decode {
                 operation,
@@ -293,7 +300,13 @@ impl EsClient {
     }
 }
 
-async fn checked(operation: &'static str, response: Response) -> Result<Value, EsError> {
+/// The body of a successful reply; a failed send or a non-2xx status becomes an error naming
+/// `operation` (and, for a rejection, the server's reason).
+async fn reply(
+    operation: &'static str,
+    sent: Result<Response, elasticsearch::Error>,
+) -> Result<Value, EsError> {
+    let response = sent.map_err(|e| EsError::transport(operation, e))?;
     if !response.status_code().is_success() {
         return Err(rejected(operation, response).await);
     }

@@ -131,11 +131,13 @@ pub async fn mirror_versions(
     versions: &[String],
 ) -> Result<Vec<(String, VersionWrite)>, EsError> {
     let mut written = Vec::with_capacity(versions.len());
+    let mut index_ready = false;
     for version_id in versions {
         let chunks = source.version_chunks(version_id);
         let vectors = source.version_vectors(version_id);
-        if let Some(first) = vectors.first() {
+        if let (false, Some(first)) = (index_ready, vectors.first()) {
             client.ensure_index(first.len()).await?;
+            index_ready = true;
         }
         let write = client.write_version(version_id, &chunks, &vectors).await?;
         tracing::info!(

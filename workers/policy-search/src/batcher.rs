@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::embed::{EmbedError, Embedder};
 
@@ -21,14 +21,12 @@ struct Job {
 struct Counters {
     batches: AtomicU64,
     texts: AtomicU64,
-    largest: AtomicU64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct BatchStats {
     pub batches: u64,
     pub texts: u64,
-    pub largest: u64,
 }
 
 impl BatchStats {
@@ -42,7 +40,7 @@ impl BatchStats {
 }
 
 pub struct EmbedBatcher {
-    jobs: Mutex<mpsc::Sender<Job>>,
+    jobs: mpsc::Sender<Job>,
     counters: Arc<Counters>,
 }
 
@@ -69,7 +67,6 @@ impl EmbedBatcher {
                     let size = jobs.len() as u64;
                     thread_counters.batches.fetch_add(1, Ordering::Relaxed);
                     thread_counters.texts.fetch_add(size, Ordering::Relaxed);
-                    thread_counters.largest.fetch_max(size, Ordering::Relaxed);
                     match result {
                         Ok(vectors) if vectors.len() == jobs.len() => {
                             for (job, vector) in jobs.into_iter().zip(vectors) {
@@ -94,17 +91,12 @@ impl EmbedBatcher {
                 }
             })
             .expect("spawning the embedding thread");
-        EmbedBatcher {
-            jobs: Mutex::new(tx),
-            counters,
-        }
+        EmbedBatcher { jobs: tx, counters }
     }
 
     pub async fn embed(&self, text: String) -> Result<Vec<f32>, EmbedError> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.jobs
-            .lock()
-            .expect("batcher lock")
             .send(Job { text, reply })
             .map_err(|_| EmbedError::Service("embedding thread stopped".into()))?;
         answer
@@ -117,7 +109,6 @@ impl EmbedBatcher {
         BatchStats {
             batches: self.counters.batches.load(Ordering::Relaxed),
             texts: self.counters.texts.load(Ordering::Relaxed),
-            largest: self.counters.largest.load(Ordering::Relaxed),
         }
     }
 }
@@ -125,6 +116,7 @@ impl EmbedBatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
     use std::time::Duration;
 
     /// Slow on purpose, so that requests pile up while a batch runs; records batch sizes.

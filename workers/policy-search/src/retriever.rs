@@ -135,21 +135,16 @@ impl EmbeddedRetriever {
         semantic.sort_by(|a, b| b.1.total_cmp(&a.1));
         semantic.truncate(LEG_DEPTH);
 
-        let lexical: Vec<LegHit> = lexical
-            .iter()
-            .map(|(i, score)| LegHit {
-                chunk: &store.chunks[*i],
-                score: *score,
-            })
-            .collect();
-        let semantic: Vec<LegHit> = semantic
-            .iter()
-            .map(|(i, score)| LegHit {
-                chunk: &store.chunks[*i],
-                score: *score,
-            })
-            .collect();
-        let mut hits = fuse(&lexical, &semantic);
+        let leg = |found: &[(usize, f32)]| -> Vec<LegHit> {
+            found
+                .iter()
+                .map(|(i, score)| LegHit {
+                    chunk: &store.chunks[*i],
+                    score: *score,
+                })
+                .collect()
+        };
+        let mut hits = fuse(&leg(&lexical), &leg(&semantic));
         for hit in &mut hits {
             if hit.cosine == COSINE_UNKNOWN {
                 // Found lexically only: compute its cosine so the reranker can still use it.

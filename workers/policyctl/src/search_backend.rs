@@ -62,8 +62,8 @@ pub async fn sync_versions(
     let mut todo = Vec::new();
     let has_index = client.index_exists().await?;
     for version in index.indexed_versions().into_keys() {
-        let missing = !has_index || client.count(Some(&version)).await? == 0;
-        if missing || changed.contains(&version) {
+        // Ask the cluster only about versions this change did not touch.
+        if changed.contains(&version) || !has_index || client.count(Some(&version)).await? == 0 {
             todo.push(version);
         }
     }
