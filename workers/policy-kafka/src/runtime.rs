@@ -87,7 +87,7 @@ impl WorkerConfig {
             group_id: group_id.into(),
             input_topics: input_topics.iter().map(|t| t.to_string()).collect(),
             dead_letter_topic: "policy.deadletter".into(),
-            lanes: 4,
+            lanes: 16,
             lane_capacity: 64,
             commit_interval: Duration::from_millis(500),
             max_transient_retries: 8,

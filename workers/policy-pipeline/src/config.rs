@@ -22,6 +22,10 @@ pub struct PipelineConfig {
     /// Most cache misses embedded together by the model thread (concurrent turns' new
     /// questions share one forward pass; 1 turns batching off).
     pub embed_batch: usize,
+    /// Model threads embedding batches side by side. Each runs its matrix products on one
+    /// core (`policyctl` sets `RAYON_NUM_THREADS=1` unless it is set): on a small machine
+    /// shared with the broker, whole batches in parallel waste less CPU than intra-op threads.
+    pub embed_threads: usize,
     /// The extractive answer also quotes the runner-up clause when its score is this close.
     pub runner_up_margin: f32,
     pub disclaimer_text: String,
@@ -43,6 +47,7 @@ impl Default for PipelineConfig {
             top_k: 5,
             query_cache_size: 10_000,
             embed_batch: 16,
+            embed_threads: 2,
             runner_up_margin: 0.06,
             disclaimer_text: "This answer may not cover every detail of your situation; a human agent can confirm it.".into(),
             region_disclaimer_text: "Your account and your location point to different regions; this answer follows your account region.".into(),
@@ -107,6 +112,7 @@ impl PipelineConfig {
         var("POLICY_TOP_K", &mut config.top_k)?;
         var("POLICY_QUERY_CACHE_SIZE", &mut config.query_cache_size)?;
         var("POLICY_EMBED_BATCH", &mut config.embed_batch)?;
+        var("POLICY_EMBED_THREADS", &mut config.embed_threads)?;
         var("POLICY_RUNNER_UP_MARGIN", &mut config.runner_up_margin)?;
         var("POLICY_RETENTION_DAYS", &mut config.retention_days)?;
         config.validate()?;
@@ -134,9 +140,10 @@ impl PipelineConfig {
             || self.max_question_chars == 0
             || self.query_cache_size == 0
             || self.embed_batch == 0
+            || self.embed_threads == 0
         {
             return invalid(
-                "top_k, max_question_chars, query_cache_size and embed_batch must be positive",
+                "top_k, max_question_chars, query_cache_size, embed_batch and embed_threads must be positive",
             );
         }
         if self.cutover_ambiguity_hours < 0 {

@@ -129,7 +129,7 @@ pub fn load_embedder(
     let model: Arc<dyn Embedder> =
         Arc::new(MiniLmEmbedder::load(model_dir).map_err(|e| AssemblyError(e.to_string()))?);
     // Sync callers (indexing, benches) use the model directly; turns go through the batcher.
-    let batcher = EmbedBatcher::spawn(model.clone(), config.embed_batch);
+    let batcher = EmbedBatcher::spawn(model.clone(), config.embed_batch, config.embed_threads);
     Ok(Arc::new(
         CachedEmbedder::new(
             Box::new(model) as Box<dyn Embedder>,

@@ -1,14 +1,14 @@
 //! Micro-batching of query embeddings. Concurrent cache misses (turns of different conversations
-//! processed in parallel lanes) queue here and one model thread embeds whatever is queued as
-//! one batch: a batch of 8 short questions costs about 2x one question on this CPU, so under
-//! load of new questions the model's throughput roughly doubles, and with no load a question
-//! is embedded at once (no waiting for a batch to fill).
+//! processed in parallel lanes) queue here and a model thread embeds whatever is queued as one
+//! batch: a batch of 8 short questions takes about 4.5x as long as one on this CPU, so under
+//! load of new questions the model's throughput nearly doubles, and with no load a question is
+//! embedded at once (no waiting for a batch to fill).
 //!
 //! Callers await the result instead of blocking their async worker thread on the model.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::embed::{EmbedError, Embedder};
 
@@ -45,52 +45,26 @@ pub struct EmbedBatcher {
 }
 
 impl EmbedBatcher {
-    /// Starts the model thread. It ends when the batcher is dropped.
-    pub fn spawn(embedder: Arc<dyn Embedder>, max_batch: usize) -> EmbedBatcher {
+    /// Starts `threads` model threads sharing one queue; they end when the batcher is dropped.
+    /// Each thread embeds whatever is queued (up to `max_batch`) as one batch, so with two
+    /// threads two batches run at once: the model parallelises across texts, which on a small
+    /// CPU beats splitting each matrix product over threads that spin-wait for each other.
+    pub fn spawn(embedder: Arc<dyn Embedder>, max_batch: usize, threads: usize) -> EmbedBatcher {
         let (tx, rx) = mpsc::channel::<Job>();
+        let queue = Arc::new(Mutex::new(rx));
         let counters = Arc::new(Counters::default());
-        let thread_counters = counters.clone();
         let max_batch = max_batch.max(1);
-        std::thread::Builder::new()
-            .name("embed-batcher".into())
-            .spawn(move || {
-                while let Ok(first) = rx.recv() {
-                    let mut jobs = vec![first];
-                    while jobs.len() < max_batch {
-                        match rx.try_recv() {
-                            Ok(job) => jobs.push(job),
-                            Err(_) => break,
-                        }
+        for n in 0..threads.max(1) {
+            let (queue, embedder, counters) = (queue.clone(), embedder.clone(), counters.clone());
+            std::thread::Builder::new()
+                .name(format!("embed-batcher-{n}"))
+                .spawn(move || {
+                    while let Some(jobs) = next_batch(&queue, max_batch) {
+                        run_batch(embedder.as_ref(), &counters, jobs);
                     }
-                    let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
-                    let result = embedder.embed_batch(&texts);
-                    let size = jobs.len() as u64;
-                    thread_counters.batches.fetch_add(1, Ordering::Relaxed);
-                    thread_counters.texts.fetch_add(size, Ordering::Relaxed);
-                    match result {
-                        Ok(vectors) if vectors.len() == jobs.len() => {
-                            for (job, vector) in jobs.into_iter().zip(vectors) {
-                                // A caller that gave up (cancelled turn) is no error.
-                                let _ = job.reply.send(Ok(vector));
-                            }
-                        }
-                        Ok(vectors) => {
-                            let reason =
-                                format!("{} vectors for {} texts", vectors.len(), jobs.len());
-                            for job in jobs {
-                                let _ = job.reply.send(Err(reason.clone()));
-                            }
-                        }
-                        Err(e) => {
-                            let reason = e.to_string();
-                            for job in jobs {
-                                let _ = job.reply.send(Err(reason.clone()));
-                            }
-                        }
-                    }
-                }
-            })
-            .expect("spawning the embedding thread");
+                })
+                .expect("spawning an embedding thread");
+        }
         EmbedBatcher { jobs: tx, counters }
     }
 
@@ -113,16 +87,56 @@ impl EmbedBatcher {
     }
 }
 
+/// Waits for a job, then takes whatever else is already queued, up to `max_batch`. `None` once
+/// the batcher is dropped. The queue lock is held only while taking jobs, never while embedding.
+fn next_batch(queue: &Mutex<mpsc::Receiver<Job>>, max_batch: usize) -> Option<Vec<Job>> {
+    let queue = queue
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut jobs = vec![queue.recv().ok()?];
+    while jobs.len() < max_batch {
+        match queue.try_recv() {
+            Ok(job) => jobs.push(job),
+            Err(_) => break,
+        }
+    }
+    Some(jobs)
+}
+
+fn run_batch(embedder: &dyn Embedder, counters: &Counters, jobs: Vec<Job>) {
+    let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
+    let result = embedder.embed_batch(&texts);
+    counters.batches.fetch_add(1, Ordering::Relaxed);
+    counters
+        .texts
+        .fetch_add(jobs.len() as u64, Ordering::Relaxed);
+    let result = match result {
+        Ok(vectors) if vectors.len() == jobs.len() => {
+            for (job, vector) in jobs.into_iter().zip(vectors) {
+                // A caller that gave up (cancelled turn) is no error.
+                let _ = job.reply.send(Ok(vector));
+            }
+            return;
+        }
+        Ok(vectors) => format!("{} vectors for {} texts", vectors.len(), jobs.len()),
+        Err(e) => e.to_string(),
+    };
+    for job in jobs {
+        let _ = job.reply.send(Err(result.clone()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
     use std::time::Duration;
 
     /// Slow on purpose, so that requests pile up while a batch runs; records batch sizes.
     struct Slow {
         sizes: Mutex<Vec<usize>>,
         fail: bool,
+        running: AtomicU64,
+        most_running: AtomicU64,
     }
 
     impl Embedder for Slow {
@@ -134,7 +148,10 @@ mod tests {
         }
         fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
             self.sizes.lock().unwrap().push(texts.len());
+            let running = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most_running.fetch_max(running, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(100));
+            self.running.fetch_sub(1, Ordering::SeqCst);
             if self.fail {
                 return Err(EmbedError::Tokenize("bad input".into()));
             }
@@ -146,13 +163,15 @@ mod tests {
         Arc::new(Slow {
             sizes: Mutex::new(Vec::new()),
             fail,
+            running: AtomicU64::new(0),
+            most_running: AtomicU64::new(0),
         })
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_requests_share_batches_and_each_gets_its_own_vector() {
         let model = slow(false);
-        let batcher = Arc::new(EmbedBatcher::spawn(model.clone(), 4));
+        let batcher = Arc::new(EmbedBatcher::spawn(model.clone(), 4, 1));
         let tasks: Vec<_> = (1..=9)
             .map(|n| {
                 let batcher = batcher.clone();
@@ -179,17 +198,39 @@ mod tests {
         assert!(stats.mean_batch() > 1.0);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn model_threads_embed_batches_side_by_side() {
+        for threads in [1, 2] {
+            let model = slow(false);
+            let batcher = Arc::new(EmbedBatcher::spawn(model.clone(), 1, threads));
+            let tasks: Vec<_> = (1..=6)
+                .map(|n| {
+                    let batcher = batcher.clone();
+                    tokio::spawn(async move { batcher.embed("x".repeat(n)).await })
+                })
+                .collect();
+            for (n, task) in (1..=6).zip(tasks) {
+                assert_eq!(task.await.unwrap().unwrap(), vec![n as f32]);
+            }
+            assert_eq!(
+                model.most_running.load(Ordering::SeqCst),
+                threads as u64,
+                "{threads} model thread(s) at work at once"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn a_lone_request_is_embedded_at_once() {
         let model = slow(false);
-        let batcher = EmbedBatcher::spawn(model.clone(), 16);
+        let batcher = EmbedBatcher::spawn(model.clone(), 16, 2);
         assert_eq!(batcher.embed("abc".into()).await.unwrap(), vec![3.0]);
         assert_eq!(*model.sizes.lock().unwrap(), vec![1]);
     }
 
     #[tokio::test]
     async fn a_model_error_reaches_every_caller_of_the_batch() {
-        let batcher = EmbedBatcher::spawn(slow(true), 16);
+        let batcher = EmbedBatcher::spawn(slow(true), 16, 2);
         let err = batcher.embed("abc".into()).await.unwrap_err();
         assert!(err.to_string().contains("bad input"), "{err}");
     }

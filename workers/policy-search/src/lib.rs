@@ -8,6 +8,7 @@ pub mod embed;
 pub mod fusion;
 pub mod index;
 pub mod indexer;
+pub mod minilm;
 pub mod rerank;
 pub mod retriever;
 

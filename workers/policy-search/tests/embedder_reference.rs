@@ -1,5 +1,6 @@
 //! The in-process MiniLM reproduces sentence-transformers: vectors committed once from the
-//! reference implementation (tests/fixtures/make_reference_vectors.py) match to cosine ≥ 0.999.
+//! reference implementation (tests/fixtures/make_reference_vectors.py) match to cosine
+//! ≥ 0.99999 (measured ≥ 0.9999993 with the encoder of `policy_search::minilm`).
 
 use policy_search::embed::{default_model_dir, dot};
 use policy_search::{Embedder, MiniLmEmbedder};
@@ -28,7 +29,7 @@ fn matches_sentence_transformers() {
         assert_eq!(got.len(), 384);
         let cosine = dot(got, want);
         assert!(
-            cosine >= 0.999,
+            cosine >= 0.99999,
             "cosine {cosine:.5} for {:?}",
             &text[..text.len().min(40)]
         );

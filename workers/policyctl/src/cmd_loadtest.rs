@@ -178,7 +178,7 @@ fn thread_groups(pid: u32) -> std::collections::BTreeMap<&'static str, u64> {
         let group = if name.starts_with("rdk:") || name.starts_with("producer pollin") {
             "kafka client threads"
         } else if name.starts_with("embed-batcher") {
-            "model thread"
+            "model threads"
         } else if name.starts_with("tokio-r") {
             "async worker threads"
         } else {
@@ -443,7 +443,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         };
         let kafka_threads = group("kafka client threads");
         let workers = group("async worker threads");
-        let (model, other) = (group("model thread"), group("other threads"));
+        let (model, other) = (group("model threads"), group("other threads"));
         // On the async workers, what is neither a pipeline stage nor Avro is the runtime and
         // rdkafka's Rust side (polling, delivery futures, offset bookkeeping).
         let runtime = (workers - pipeline - avro).max(0.0);
@@ -454,8 +454,8 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
             ("Avro decode + encode", avro),
             ("async runtime + rdkafka Rust side", runtime),
             ("librdkafka threads + producer poll", kafka_threads),
-            ("model thread (embedding misses)", model),
-            ("other (matmul pool, main, tantivy)", other),
+            ("model threads (embedding misses)", model),
+            ("other (main, tantivy, rayon)", other),
         ] {
             println!("    {what:<40} {ms:>9.3} ms");
         }

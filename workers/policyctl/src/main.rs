@@ -76,8 +76,24 @@ fn init_tracing() {
         .init();
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // candle splits every matrix product over RAYON_NUM_THREADS threads that spin-wait for each
+    // other; on two cores shared with the broker that wastes CPU. The model parallelises across
+    // texts instead (POLICY_EMBED_THREADS, and every core for an index build). Set before any
+    // thread exists; an explicit RAYON_NUM_THREADS wins.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> ExitCode {
     init_tracing();
     let cli = Cli::parse();
     let result = match cli.command {
