@@ -46,7 +46,8 @@ fmt:
 
 bench: install     ## criterion benchmarks: domain steps, embedding, retrieval (prints full reindex time)
 	cargo bench -p policy-core --bench domain
-	cargo bench -p policy-search --bench retrieval
+	# One thread per matrix product, as policyctl runs the model (see README, RAYON_NUM_THREADS).
+	RAYON_NUM_THREADS=1 cargo bench -p policy-search --bench retrieval
 
 report: up          ## audit tables + .run/report.html from ClickHouse (exit 2 on a failed threshold)
 	$(POLICYCTL) report $(REPORT_ARGS)

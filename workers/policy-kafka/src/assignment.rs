@@ -76,6 +76,22 @@ pub fn describe<C: ConsumerContext>(
             end: 0,
         });
     }
+    let (committed, end) = group_progress(consumer, topics, timeout)?;
+    Some(GroupView {
+        owned_partitions,
+        committed,
+        end,
+    })
+}
+
+/// The consumer's group's committed offsets and the end offsets over every partition of
+/// `topics`, each summed: their difference is the group's lag. A partition with nothing
+/// committed counts from its low watermark. Blocking: call from a blocking thread.
+pub fn group_progress<C: ConsumerContext, K: Consumer<C>>(
+    consumer: &K,
+    topics: &[String],
+    timeout: Duration,
+) -> Option<(i64, i64)> {
     let mut partitions = TopicPartitionList::new();
     for topic in topics {
         let metadata = consumer.fetch_metadata(Some(topic), timeout).ok()?;
@@ -98,11 +114,7 @@ pub fn describe<C: ConsumerContext>(
         committed += position;
         end += high;
     }
-    Some(GroupView {
-        owned_partitions,
-        committed,
-        end,
-    })
+    Some((committed, end))
 }
 
 /// One check: describe the group off the async threads, feed the detector, rejoin if stranded.

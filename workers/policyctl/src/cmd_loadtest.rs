@@ -16,6 +16,8 @@ use rdkafka::consumer::Consumer;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::Message;
 
+use crate::group_lag::{lag_per_second, LagSampler};
+use crate::loadtest_chart::{write_chart, ChartPoint};
 use crate::topics::TopicNames;
 use crate::via_kafka::{outcome_reader, ClientCodecs};
 
@@ -48,6 +50,10 @@ pub struct LoadtestArgs {
     /// The worker's /metrics URL: the CPU breakdown per step comes from its step counters.
     #[arg(long)]
     worker_metrics: Option<String>,
+    /// Consumer group whose lag on the turns topic is sampled each second (default: the group
+    /// of `policyctl worker all` on this prefix, `<prefix>-all`).
+    #[arg(long)]
+    worker_group: Option<String>,
     #[arg(long, default_value = "loadtest/latency.svg")]
     chart: PathBuf,
     /// Seconds to wait for the last outcomes after the load stops.
@@ -88,7 +94,10 @@ fn zipf_cdf(n: usize, s: f64) -> Vec<f64> {
 #[derive(Default)]
 struct Second {
     latencies_ms: Vec<f64>,
+    /// Turns sent whose outcome has not arrived yet, at the end of the second.
     in_flight: usize,
+    /// The worker group's consumer lag (largest sample of the second).
+    consumer_lag: Option<i64>,
 }
 
 pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -246,6 +255,11 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let mut peak_rss = usage_start.map(|u| u.1).unwrap_or(0);
+    let group = args
+        .worker_group
+        .clone()
+        .unwrap_or_else(|| format!("{}-all", args.topic_prefix));
+    let lag_sampler = LagSampler::start(&kafka, &group, &topics.turns, started)?;
     let interval = if args.rate == 0 {
         Duration::ZERO
     } else {
@@ -322,9 +336,13 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
                     .latencies_ms
                     .push(sent.elapsed().as_secs_f64() * 1000.0);
                 outcomes += 1;
-                seconds[second].in_flight = sent_at.len() - outcomes;
             }
         }
+        let second = started.elapsed().as_secs() as usize;
+        if seconds.len() <= second {
+            seconds.resize_with(second + 1, Second::default);
+        }
+        seconds[second].in_flight = sent_at.len() - outcomes;
         if let Some((_, rss)) = args.worker_pid.and_then(process_usage) {
             peak_rss = peak_rss.max(rss);
         }
@@ -333,6 +351,13 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         let _ = delivery.await;
     }
     let elapsed = started.elapsed().as_secs_f64();
+    let lag_samples = lag_sampler.finish();
+    for (second, lag) in lag_per_second(&lag_samples, seconds.len())
+        .into_iter()
+        .enumerate()
+    {
+        seconds[second].consumer_lag = lag;
+    }
     let usage_end = args.worker_pid.and_then(process_usage);
     let threads_end = args.worker_pid.map(thread_groups);
     let steps_end = match &args.worker_metrics {
@@ -408,6 +433,15 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
         format!("{garbage} / {dead_letters}")
     );
     println!("  {:<28} {:>12}", "lost turns", lost);
+    println!(
+        "  {:<28} {:>12}",
+        "max consumer lag (turns)",
+        lag_samples
+            .iter()
+            .map(|s| s.1)
+            .max()
+            .map_or(format!("n/a ({group})"), |lag| lag.to_string())
+    );
     println!("  {:<28} {:>12}", "worker CPU (of one core)", cpu);
     println!("  {:<28} {:>12}", "worker peak RSS", rss);
     if let (Some(a), Some(b), Some((t0, _)), Some((t1, _))) =
@@ -484,65 +518,24 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
             texts / batches.max(1.0)
         );
     }
-    write_chart(&args.chart, &seconds)?;
+    let points: Vec<ChartPoint> = seconds
+        .iter()
+        .map(|s| {
+            let mut sorted = s.latencies_ms.clone();
+            sorted.sort_by(f64::total_cmp);
+            ChartPoint {
+                p50_ms: percentile(&sorted, 0.5),
+                p99_ms: percentile(&sorted, 0.99),
+                in_flight: s.in_flight as f64,
+                consumer_lag: s.consumer_lag.map(|lag| lag as f64),
+            }
+        })
+        .collect();
+    write_chart(&args.chart, &points)?;
     println!("  chart: {}", args.chart.display());
     Ok(if lost == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// p50/p99 latency and in-flight turns per second, as a self-contained SVG.
-fn write_chart(path: &std::path::Path, seconds: &[Second]) -> anyhow::Result<()> {
-    let (w, h, pad) = (800.0, 360.0, 50.0);
-    let series: Vec<(f64, f64, f64)> = seconds
-        .iter()
-        .map(|s| {
-            let mut l = s.latencies_ms.clone();
-            l.sort_by(f64::total_cmp);
-            (
-                percentile(&l, 0.5),
-                percentile(&l, 0.99),
-                s.in_flight as f64,
-            )
-        })
-        .collect();
-    let n = series.len().max(2) as f64;
-    let max_ms = series.iter().map(|s| s.1).fold(1.0, f64::max);
-    let max_flight = series.iter().map(|s| s.2).fold(1.0, f64::max);
-    let x = |i: usize| pad + i as f64 / (n - 1.0) * (w - 2.0 * pad);
-    let y = |v: f64, max: f64| h - pad - v / max * (h - 2.0 * pad);
-    let line = |f: &dyn Fn(&(f64, f64, f64)) -> f64, max: f64| {
-        series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("{:.1},{:.1}", x(i), y(f(s), max)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let svg = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
-<rect width="100%" height="100%" fill="white"/>
-<text x="{pad}" y="20">End-to-end latency (ms, left: p50 blue, p99 red; max {max_ms:.0}) and turns in flight (grey, max {max_flight:.0}) per second</text>
-<line x1="{pad}" y1="{b}" x2="{r}" y2="{b}" stroke="black"/><line x1="{pad}" y1="{pad}" x2="{pad}" y2="{b}" stroke="black"/>
-<polyline fill="none" stroke="#999" stroke-width="1.5" points="{flight}"/>
-<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="{p50}"/>
-<polyline fill="none" stroke="#d62728" stroke-width="2" points="{p99}"/>
-<text x="{pad}" y="{lab}">0 s</text><text x="{r}" y="{lab}" text-anchor="end">{secs} s</text>
-</svg>
-"##,
-        b = h - pad,
-        r = w - pad,
-        lab = h - pad + 18.0,
-        secs = series.len(),
-        flight = line(&|s| s.2, max_flight),
-        p50 = line(&|s| s.0, max_ms),
-        p99 = line(&|s| s.1, max_ms),
-    );
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(path, svg)?;
-    Ok(())
 }

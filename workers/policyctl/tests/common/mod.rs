@@ -282,6 +282,10 @@ pub mod workers {
             );
         }
 
+        pub fn pid(&self) -> u32 {
+            self.child.id()
+        }
+
         /// The last `lines` lines of the worker's log, for failure messages.
         pub fn log_tail(&self, lines: usize) -> String {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
