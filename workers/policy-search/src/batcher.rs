@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::embed::{EmbedError, Embedder};
+use crate::embed::{embed_checked, EmbedError, Embedder};
 
 struct Job {
     text: String,
@@ -105,24 +105,24 @@ fn next_batch(queue: &Mutex<mpsc::Receiver<Job>>, max_batch: usize) -> Option<Ve
 
 fn run_batch(embedder: &dyn Embedder, counters: &Counters, jobs: Vec<Job>) {
     let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
-    let result = embedder.embed_batch(&texts);
+    let result = embed_checked(embedder, &texts);
     counters.batches.fetch_add(1, Ordering::Relaxed);
     counters
         .texts
         .fetch_add(jobs.len() as u64, Ordering::Relaxed);
-    let result = match result {
-        Ok(vectors) if vectors.len() == jobs.len() => {
+    // A caller that gave up (cancelled turn) is no error: send results are ignored.
+    match result {
+        Ok(vectors) => {
             for (job, vector) in jobs.into_iter().zip(vectors) {
-                // A caller that gave up (cancelled turn) is no error.
                 let _ = job.reply.send(Ok(vector));
             }
-            return;
         }
-        Ok(vectors) => format!("{} vectors for {} texts", vectors.len(), jobs.len()),
-        Err(e) => e.to_string(),
-    };
-    for job in jobs {
-        let _ = job.reply.send(Err(result.clone()));
+        Err(e) => {
+            let reason = e.to_string();
+            for job in jobs {
+                let _ = job.reply.send(Err(reason.clone()));
+            }
+        }
     }
 }
 

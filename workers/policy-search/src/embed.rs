@@ -33,6 +33,20 @@ pub trait Embedder: Send + Sync {
     }
 }
 
+/// `embedder.embed_batch`, refusing an answer that does not have one vector per text (texts and
+/// vectors are matched by position).
+pub fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let vectors = embedder.embed_batch(texts)?;
+    if vectors.len() != texts.len() {
+        return Err(EmbedError::Service(format!(
+            "{} vectors for {} texts",
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    Ok(vectors)
+}
+
 /// The model's own limit (sentence-transformers `max_seq_length`).
 const MAX_TOKENS: usize = 256;
 
@@ -154,7 +168,7 @@ pub fn embed_parallel(
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(members) = batches.get(n) else { break };
                 let batch_texts: Vec<&str> = members.iter().map(|&i| texts[i]).collect();
-                let result = embedder.embed_batch(&batch_texts);
+                let result = embed_checked(embedder, &batch_texts);
                 let failed = result.is_err();
                 if done_tx.send((n, result)).is_err() || failed {
                     // Stop taking batches; the caller returns the first error.
@@ -167,21 +181,13 @@ pub fn embed_parallel(
         let mut embedded = 0;
         for (n, result) in done_rx {
             let members = batches[n];
-            let batch_vectors = result?;
-            if batch_vectors.len() != members.len() {
-                return Err(EmbedError::Service(format!(
-                    "{} vectors for {} texts",
-                    batch_vectors.len(),
-                    members.len()
-                )));
-            }
-            for (&i, vector) in members.iter().zip(batch_vectors) {
+            for (&i, vector) in members.iter().zip(result?) {
                 vectors[i] = Some(vector);
             }
             embedded += members.len();
             progress(embedded);
         }
-        Ok(())
+        Ok::<(), EmbedError>(())
     })?;
     vectors
         .into_iter()

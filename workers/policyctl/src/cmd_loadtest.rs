@@ -96,8 +96,15 @@ struct Second {
     latencies_ms: Vec<f64>,
     /// Turns sent whose outcome has not arrived yet, at the end of the second.
     in_flight: usize,
-    /// The worker group's consumer lag (largest sample of the second).
-    consumer_lag: Option<i64>,
+}
+
+/// The record of the second the run is in now.
+fn current_second(seconds: &mut Vec<Second>, started: Instant) -> &mut Second {
+    let second = started.elapsed().as_secs() as usize;
+    if seconds.len() <= second {
+        seconds.resize_with(second + 1, Second::default);
+    }
+    &mut seconds[second]
 }
 
 pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -328,21 +335,13 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
                 codecs.escalations.decode(payload).await?.turn_id
             };
             if let Some(sent) = sent_at.get(&turn_id) {
-                let second = started.elapsed().as_secs() as usize;
-                if seconds.len() <= second {
-                    seconds.resize_with(second + 1, Second::default);
-                }
-                seconds[second]
+                current_second(&mut seconds, started)
                     .latencies_ms
                     .push(sent.elapsed().as_secs_f64() * 1000.0);
                 outcomes += 1;
             }
         }
-        let second = started.elapsed().as_secs() as usize;
-        if seconds.len() <= second {
-            seconds.resize_with(second + 1, Second::default);
-        }
-        seconds[second].in_flight = sent_at.len() - outcomes;
+        current_second(&mut seconds, started).in_flight = sent_at.len() - outcomes;
         if let Some((_, rss)) = args.worker_pid.and_then(process_usage) {
             peak_rss = peak_rss.max(rss);
         }
@@ -352,12 +351,6 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let lag_samples = lag_sampler.finish();
-    for (second, lag) in lag_per_second(&lag_samples, seconds.len())
-        .into_iter()
-        .enumerate()
-    {
-        seconds[second].consumer_lag = lag;
-    }
     let usage_end = args.worker_pid.and_then(process_usage);
     let threads_end = args.worker_pid.map(thread_groups);
     let steps_end = match &args.worker_metrics {
@@ -520,14 +513,15 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     }
     let points: Vec<ChartPoint> = seconds
         .iter()
-        .map(|s| {
+        .zip(lag_per_second(&lag_samples, seconds.len()))
+        .map(|(s, lag)| {
             let mut sorted = s.latencies_ms.clone();
             sorted.sort_by(f64::total_cmp);
             ChartPoint {
                 p50_ms: percentile(&sorted, 0.5),
                 p99_ms: percentile(&sorted, 0.99),
                 in_flight: s.in_flight as f64,
-                consumer_lag: s.consumer_lag.map(|lag| lag as f64),
+                consumer_lag: lag.map(|lag| lag as f64),
             }
         })
         .collect();
