@@ -7,7 +7,6 @@
 //! alert thresholds).
 
 pub mod analytics;
-pub mod batch;
 pub mod config;
 pub mod report;
 pub mod row;

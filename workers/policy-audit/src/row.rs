@@ -3,8 +3,7 @@
 
 use clickhouse::Row;
 use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer};
-/// Where the audit worker read a record (not the turn's own input coordinates).
-pub use policy_kafka::Coordinates;
+use policy_core::{ClauseRef, JudgeVerdict, OutcomeKind};
 use serde::{Deserialize, Serialize};
 
 /// Columns of `turns` (migration 0001), in table order: RowBinary is positional.
@@ -51,6 +50,10 @@ pub struct AuditRow {
     pub processed_at_ms: u64,
 }
 
+/// `reason_code` of a record the audit could not decode (not a pipeline reason: nothing in the
+/// pipeline escalated it).
+pub const UNDECODABLE_AUDIT_INPUT: &str = "undecodable_audit_input";
+
 fn seconds(millis: i64) -> u32 {
     (millis.max(0) / 1000).min(u32::MAX as i64) as u32
 }
@@ -64,7 +67,11 @@ fn latencies(row: &mut AuditRow, stage_latency_ms: &std::collections::BTreeMap<S
     row.latency_total_ms = stage_latency_ms.values().sum();
 }
 
-fn with_coordinates(mut row: AuditRow, input: &InputCoordinates, source: &Coordinates) -> AuditRow {
+fn with_coordinates(
+    mut row: AuditRow,
+    input: &InputCoordinates,
+    source: &InputCoordinates,
+) -> AuditRow {
     row.input_topic = input.topic.clone();
     row.input_partition = input.partition;
     row.input_offset = input.offset;
@@ -80,11 +87,11 @@ fn processed(mut row: AuditRow, at_ms: i64) -> AuditRow {
     row
 }
 
-pub fn from_answer(answer: &PolicyAnswer, source: &Coordinates) -> AuditRow {
+pub fn from_answer(answer: &PolicyAnswer, source: &InputCoordinates) -> AuditRow {
     let mut row = AuditRow {
         turn_id: answer.turn_id.clone(),
         conversation_id: answer.conversation_id.clone(),
-        outcome: "answer".into(),
+        outcome: OutcomeKind::Answer.as_str().into(),
         question: answer.question.clone(),
         resolved_region: answer.resolved_region.clone(),
         region_source: answer.region_source.clone(),
@@ -124,7 +131,7 @@ pub fn from_answer(answer: &PolicyAnswer, source: &Coordinates) -> AuditRow {
     )
 }
 
-pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRow {
+pub fn from_escalation(escalation: &Escalation, source: &InputCoordinates) -> AuditRow {
     let context = |key: &str| escalation.context.get(key).cloned().unwrap_or_default();
     let effective_at = escalation
         .context
@@ -144,12 +151,12 @@ pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRo
     let mut row = AuditRow {
         cited_versions: draft_citations
             .iter()
-            .map(|id| id.split('#').next().unwrap_or_default().to_string())
+            .map(|id| ClauseRef::version_of(id).to_string())
             .collect(),
         cited_clause_ids: draft_citations,
         turn_id: escalation.turn_id.clone(),
         conversation_id: escalation.conversation_id.clone(),
-        outcome: "escalate".into(),
+        outcome: OutcomeKind::Escalate.as_str().into(),
         question: escalation.question.clone(),
         resolved_region: escalation.resolved_region.clone().unwrap_or_default(),
         region_source: context("region_source"),
@@ -164,10 +171,11 @@ pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRo
         // The judge marks its rejections with the draft's citations; other stages escalate
         // before any draft exists.
         judge_verdict: if escalation.context.contains_key("draft_citations") {
-            "reject"
+            JudgeVerdict::Reject
         } else {
-            "not_judged"
+            JudgeVerdict::NotJudged
         }
+        .as_str()
         .into(),
         judge_reasons: escalation.reasons.clone(),
         reason_code: escalation.reason_code.clone(),
@@ -183,7 +191,7 @@ pub fn from_escalation(escalation: &Escalation, source: &Coordinates) -> AuditRo
 
 /// A dead letter has no turn id we can trust; its poison message's coordinates identify it, so a
 /// re-delivered dead letter replaces its own row.
-pub fn from_dead_letter(letter: &DeadLetter, source: &Coordinates) -> AuditRow {
+pub fn from_dead_letter(letter: &DeadLetter, source: &InputCoordinates) -> AuditRow {
     let input = InputCoordinates {
         topic: letter.source_topic.clone(),
         partition: letter.source_partition,
@@ -199,8 +207,8 @@ pub fn from_dead_letter(letter: &DeadLetter, source: &Coordinates) -> AuditRow {
             .as_deref()
             .map(|k| String::from_utf8_lossy(k).into_owned())
             .unwrap_or_default(),
-        outcome: "dead_letter".into(),
-        judge_verdict: "not_judged".into(),
+        outcome: OutcomeKind::DeadLetter.as_str().into(),
+        judge_verdict: JudgeVerdict::NotJudged.as_str().into(),
         judge_reasons: vec![letter.error.clone()],
         reason_code: format!("dead_letter_{}", letter.stage),
         ..Default::default()
@@ -210,16 +218,16 @@ pub fn from_dead_letter(letter: &DeadLetter, source: &Coordinates) -> AuditRow {
 
 /// A record the audit worker itself could not decode: still a row (never silently dropped),
 /// identified by where it was read.
-pub fn undecodable(source: &Coordinates, error: &str, now_ms: i64) -> AuditRow {
+pub fn undecodable(source: &InputCoordinates, error: &str, now_ms: i64) -> AuditRow {
     let row = AuditRow {
         turn_id: format!(
             "undecodable:{}:{}:{}",
             source.topic, source.partition, source.offset
         ),
-        outcome: "undecodable".into(),
-        judge_verdict: "not_judged".into(),
+        outcome: OutcomeKind::Undecodable.as_str().into(),
+        judge_verdict: JudgeVerdict::NotJudged.as_str().into(),
         judge_reasons: vec![error.to_string()],
-        reason_code: "undecodable_audit_input".into(),
+        reason_code: UNDECODABLE_AUDIT_INPUT.into(),
         ..Default::default()
     };
     let input = InputCoordinates {

@@ -4,8 +4,8 @@ use policy_avro::Citation;
 
 use super::*;
 
-fn source() -> Coordinates {
-    Coordinates {
+fn source() -> InputCoordinates {
+    InputCoordinates {
         topic: "policy.answers".into(),
         partition: 2,
         offset: 41,

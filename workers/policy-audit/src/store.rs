@@ -4,13 +4,15 @@
 use clickhouse::Client;
 use serde_json::{Map, Value};
 
+use policy_settings::Settings;
+
 use crate::config::AuditConfig;
 use crate::row::AuditRow;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] policy_settings::SettingsError),
     #[error("ClickHouse at {url}: {source}")]
     Unreachable {
         url: String,
@@ -113,6 +115,15 @@ pub struct AuditStore {
     client: Client,
     database: String,
     server: ServerVersion,
+}
+
+impl std::fmt::Debug for AuditStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditStore")
+            .field("database", &self.database)
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AuditStore {

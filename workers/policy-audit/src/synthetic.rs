@@ -1,6 +1,7 @@
 //! Deterministic synthetic audit rows for the insert/query benchmark (`policyctl bench audit`).
 
 use crate::row::AuditRow;
+use policy_core::{JudgeVerdict, OutcomeKind, Tier};
 
 const REGIONS: &[&str] = &["us", "eu", "jp", "br"];
 const TOPICS: &[&str] = &[
@@ -53,7 +54,13 @@ pub fn rows(start: u64, count: usize, from: u32, span_seconds: u32) -> Vec<Audit
             let mut row = AuditRow {
                 turn_id: format!("synthetic-{n}"),
                 conversation_id: format!("conv-{}", n / 3),
-                outcome: if escalate { "escalate" } else { "answer" }.into(),
+                outcome: if escalate {
+                    OutcomeKind::Escalate
+                } else {
+                    OutcomeKind::Answer
+                }
+                .as_str()
+                .into(),
                 question: format!("synthetic question about {topic}"),
                 resolved_region: region.into(),
                 region_source: "session".into(),
@@ -64,9 +71,15 @@ pub fn rows(start: u64, count: usize, from: u32, span_seconds: u32) -> Vec<Audit
                 has_effective_at: 1,
                 manifest_sha: "synthetic".into(),
                 topic: topic.into(),
-                tier: "high".into(),
+                tier: Tier::Answer.as_str().into(),
                 confidence: 0.5 + rng.below(50) as f64 / 100.0,
-                judge_verdict: if escalate { "escalate" } else { "pass" }.into(),
+                judge_verdict: if escalate {
+                    JudgeVerdict::Reject
+                } else {
+                    JudgeVerdict::Pass
+                }
+                .as_str()
+                .into(),
                 latency_enrich_ms: 0.2 + rng.below(100) as f64 / 100.0,
                 latency_retrieve_ms: 1.0 + rng.below(300) as f64 / 100.0,
                 latency_generate_ms: 0.1 + rng.below(50) as f64 / 100.0,
@@ -116,7 +129,10 @@ mod tests {
         assert!(a
             .iter()
             .all(|r| (1_790_000_000..1_790_003_600).contains(&r.processed_at)));
-        let escalations = a.iter().filter(|r| r.outcome == "escalate").count();
+        let escalations = a
+            .iter()
+            .filter(|r| r.outcome == OutcomeKind::Escalate.as_str())
+            .count();
         assert!((5..60).contains(&escalations), "about 5%: {escalations}");
         assert_ne!(rows(500, 1, 0, 10)[0].turn_id, a[0].turn_id);
     }

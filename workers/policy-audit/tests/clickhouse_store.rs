@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 
 use policy_audit::analytics::{self, Table, Window, QUERIES};
 use policy_audit::report::{self, Thresholds};
-use policy_audit::row::{self, Coordinates};
+use policy_audit::row;
 use policy_audit::{AuditConfig, AuditRow, AuditStore};
+use policy_avro::InputCoordinates as Coordinates;
 use policy_avro::{Citation, Escalation, InputCoordinates, PolicyAnswer};
 
 fn config() -> AuditConfig {
-    let mut config = AuditConfig::from_env().expect("audit config");
+    let mut config = <AuditConfig as policy_settings::Settings>::from_env().expect("audit config");
     config.database = format!("audit_test_{}", uuid::Uuid::new_v4().simple());
     config
 }

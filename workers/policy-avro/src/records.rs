@@ -31,11 +31,19 @@ pub struct ChatTurn {
     pub order_facts: Option<BTreeMap<String, String>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a message was read: topic, partition, offset. The one coordinates type of the
+/// project (errors, audit rows, replay), written `topic/partition@offset`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct InputCoordinates {
     pub topic: String,
     pub partition: i32,
     pub offset: i64,
+}
+
+impl std::fmt::Display for InputCoordinates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}@{}", self.topic, self.partition, self.offset)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -5,11 +5,12 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use policy_core::extract::{extract_answer, Candidate};
+use policy_core::extract::extract_answer;
 use policy_core::guardrails::{assess_injection, detect_pii, sanitize};
-use policy_core::judge::{judge, JudgeInput, RetrievedClause};
+use policy_core::judge::{judge, JudgeInput};
 use policy_core::{
-    load_dir, parse_citations, parse_utc_instant, resolve_region, RegionSignals, VersionResolver,
+    load_dir, parse_citations, parse_utc_instant, resolve_region, RegionSignals, RetrievedClause,
+    VersionResolver,
 };
 
 fn domain(c: &mut Criterion) {
@@ -46,16 +47,8 @@ fn domain(c: &mut Criterion) {
     });
     c.bench_function("extractive generation (2 candidates)", |b| {
         let candidates = [
-            Candidate {
-                clause_id: &clause.clause_id,
-                text: &clause.text,
-                score: 0.8,
-            },
-            Candidate {
-                clause_id: &neighbour.clause_id,
-                text: &neighbour.text,
-                score: 0.6,
-            },
+            RetrievedClause::new(&clause.clause_id, &clause.text, 0.8),
+            RetrievedClause::new(&neighbour.clause_id, &neighbour.text, 0.6),
         ];
         b.iter(|| extract_answer(black_box(question), &candidates, 0.06))
     });
@@ -63,11 +56,7 @@ fn domain(c: &mut Criterion) {
         b.iter(|| parse_citations(black_box(answer)))
     });
     c.bench_function("judge", |b| {
-        let retrieved = [RetrievedClause {
-            clause_id: &clause.clause_id,
-            text: &clause.text,
-            retired: false,
-        }];
+        let retrieved = [RetrievedClause::new(&clause.clause_id, &clause.text, 0.9)];
         let exists = |id: &str| corpus.clause(id).is_some();
         b.iter(|| {
             judge(&JudgeInput {

@@ -15,6 +15,24 @@ impl ClauseRef {
         format!("{}#{}", self.version_id, self.anchor)
     }
 
+    /// The version part of a clause id as written (`eu-v4` of `eu-v4#sec-3.2`), even when the
+    /// id is not well-formed: what a record names, for display and grouping.
+    pub fn version_of(clause_id: &str) -> &str {
+        clause_id
+            .split_once('#')
+            .map_or(clause_id, |(version, _)| version)
+    }
+
+    /// Splits an id at `#` without checking its form: for ids that come from a trusted source
+    /// (the corpus, the index) but may not follow the `{region}-v{N}` convention.
+    pub fn unchecked(clause_id: &str) -> ClauseRef {
+        let (version_id, anchor) = clause_id.split_once('#').unwrap_or((clause_id, ""));
+        ClauseRef {
+            version_id: version_id.to_string(),
+            anchor: anchor.to_string(),
+        }
+    }
+
     /// Parses `eu-v4#sec-3.2` (already trimmed); `None` when it is not a clause id.
     pub fn parse(raw: &str) -> Option<ClauseRef> {
         let (version, anchor) = raw.split_once('#')?;

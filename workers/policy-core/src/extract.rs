@@ -5,17 +5,9 @@
 use std::collections::HashSet;
 
 use crate::citation::citation_tag;
+use crate::evidence::RetrievedClause;
 use crate::synonyms::expand_query;
 use crate::text::{numeric_facts, split_sentences, terms};
-
-/// A retrieved clause offered to the generator, best first.
-#[derive(Debug, Clone, Copy)]
-pub struct Candidate<'a> {
-    pub clause_id: &'a str,
-    pub text: &'a str,
-    /// Retrieval score after reranking.
-    pub score: f32,
-}
 
 /// Sentences quoted from one clause.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,29 +113,29 @@ impl QuestionTerms {
 /// with its own citation: the customer gets both candidate rules rather than a coin toss.
 pub fn extract_answer(
     question: &str,
-    candidates: &[Candidate<'_>],
-    runner_up_margin: f32,
+    candidates: &[RetrievedClause],
+    runner_up_margin: f64,
 ) -> Option<Extract> {
     let top = candidates.first()?;
     let q = QuestionTerms::new(question);
-    let sentences = split_sentences(top.text);
-    let (best, _) = q.best_sentence(top.text)?;
+    let sentences = split_sentences(&top.text);
+    let (best, _) = q.best_sentence(&top.text)?;
     let mut chosen: Vec<String> = vec![sentences[0].to_string()];
     if best != 0 {
         chosen.push(sentences[best].to_string());
     }
     let mut quotes = vec![Quote {
-        clause_id: top.clause_id.to_string(),
+        clause_id: top.clause_id(),
         sentences: chosen,
     }];
     if let Some(runner_up) = candidates
         .get(1)
         .filter(|c| c.score >= top.score - runner_up_margin)
     {
-        if let Some((i, _)) = q.best_sentence(runner_up.text) {
-            let sentence = split_sentences(runner_up.text)[i].to_string();
+        if let Some((i, _)) = q.best_sentence(&runner_up.text) {
+            let sentence = split_sentences(&runner_up.text)[i].to_string();
             quotes.push(Quote {
-                clause_id: runner_up.clause_id.to_string(),
+                clause_id: runner_up.clause_id(),
                 sentences: vec![sentence],
             });
         }
@@ -160,23 +152,11 @@ mod tests {
     const HOW: &str = "To start a return, open Orders in your account and choose Return item. Send the goods back within 14 days of telling us.";
     const REFUND: &str = "Refunds are paid to the original payment method. We reimburse all payments at the latest within 14 days.";
 
-    fn candidates(second: f32) -> Vec<Candidate<'static>> {
+    fn candidates(second: f64) -> Vec<RetrievedClause> {
         vec![
-            Candidate {
-                clause_id: "eu-v4#sec-3.2",
-                text: WINDOW,
-                score: 0.70,
-            },
-            Candidate {
-                clause_id: "eu-v4#sec-3.4",
-                text: HOW,
-                score: second,
-            },
-            Candidate {
-                clause_id: "eu-v4#sec-4.2",
-                text: REFUND,
-                score: 0.40,
-            },
+            RetrievedClause::new("eu-v4#sec-3.2", WINDOW, 0.70),
+            RetrievedClause::new("eu-v4#sec-3.4", HOW, second),
+            RetrievedClause::new("eu-v4#sec-4.2", REFUND, 0.40),
         ]
     }
 
@@ -199,11 +179,7 @@ mod tests {
 
     #[test]
     fn best_matching_sentence_follows_the_rule() {
-        let c = [Candidate {
-            clause_id: "eu-v4#sec-4.2",
-            text: REFUND,
-            score: 0.9,
-        }];
+        let c = [RetrievedClause::new("eu-v4#sec-4.2", REFUND, 0.9)];
         let extract = extract_answer("How long until I get my money back?", &c, 0.05).unwrap();
         assert_eq!(
             extract.quotes[0].sentences,

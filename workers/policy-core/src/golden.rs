@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::Corpus;
-use crate::instant::parse_utc_instant;
+use crate::instant::parse_instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -29,7 +29,8 @@ pub struct GoldenCase {
     pub billing_region: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ip_region: Option<String>,
-    /// Date or RFC 3339 UTC timestamp; `None` tests the missing-date path.
+    /// Date or RFC 3339 timestamp (any offset: normalised to UTC); `None` tests the
+    /// missing-date path.
     pub effective_date: Option<String>,
     /// When the turn is sent (pinned, never `now()`); needed when `effective_date` is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,13 +64,13 @@ impl GoldenCase {
     pub fn effective_instant(&self) -> Result<Option<DateTime<Utc>>, String> {
         self.effective_date
             .as_deref()
-            .map(parse_utc_instant)
+            .map(parse_instant)
             .transpose()
             .map_err(|e| format!("effective_date: {e}"))
     }
 
     pub fn sent_instant(&self) -> Result<DateTime<Utc>, String> {
-        parse_utc_instant(self.sent_at.as_deref().unwrap_or(DEFAULT_SENT_AT))
+        parse_instant(self.sent_at.as_deref().unwrap_or(DEFAULT_SENT_AT))
             .map_err(|e| format!("sent_at: {e}"))
     }
 }

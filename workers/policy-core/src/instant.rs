@@ -1,6 +1,8 @@
-//! UTC instants as written in manifests and golden files: a calendar date (midnight UTC) or an
-//! RFC 3339 timestamp whose offset is zero. Any other offset is rejected rather than converted,
-//! because a manifest written in local time is a bug in the manifest.
+//! Instants. Manifests and cutovers are written in UTC: a calendar date (midnight UTC) or an
+//! RFC 3339 timestamp whose offset is zero; any other offset there is rejected rather than
+//! converted ([`parse_utc_instant`]), because a manifest written in local time is a bug in the
+//! manifest. Instants that come from outside (an order system's purchase time, a golden case)
+//! may carry any offset and are normalised to UTC ([`parse_instant`]).
 
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -28,6 +30,21 @@ pub fn parse_utc_instant(raw: &str) -> Result<DateTime<Utc>, InstantError> {
     Ok(parsed.with_timezone(&Utc))
 }
 
+/// A date (midnight UTC) or an RFC 3339 timestamp with any offset, as the UTC instant it
+/// denotes: `2026-03-01T01:30:00+09:00` is `2026-02-28T16:30:00Z`.
+pub fn parse_instant(raw: &str) -> Result<DateTime<Utc>, InstantError> {
+    let raw = raw.trim();
+    if let Ok(date) = NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        return Ok(date
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight exists")
+            .and_utc());
+    }
+    DateTime::parse_from_rfc3339(raw)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| InstantError::Unparseable(raw.to_string()))
+}
+
 /// `2026-02-01` for midnight, the full timestamp otherwise: how instants are shown to people.
 pub fn display_instant(instant: DateTime<Utc>) -> String {
     if instant.time() == chrono::NaiveTime::MIN {
@@ -52,6 +69,19 @@ mod tests {
         let a = parse_utc_instant("2026-02-01T10:00:00Z").unwrap();
         let b = parse_utc_instant("2026-02-01T10:00:00+00:00").unwrap();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn offsets_from_outside_are_normalised_to_utc() {
+        let t = parse_instant("2026-03-01T01:30:00+09:00").unwrap();
+        assert_eq!(t, parse_utc_instant("2026-02-28T16:30:00Z").unwrap());
+        let t = parse_instant("2026-01-31T20:00:00-05:00").unwrap();
+        assert_eq!(t, parse_utc_instant("2026-02-01T01:00:00Z").unwrap());
+        assert_eq!(
+            parse_instant("2026-02-01").unwrap(),
+            parse_utc_instant("2026-02-01").unwrap()
+        );
+        assert!(parse_instant("yesterday").is_err());
     }
 
     #[test]

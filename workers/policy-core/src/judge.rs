@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::citation::{parse_citations, strip_citations};
+use crate::codes::ReasonCode;
+use crate::evidence::RetrievedClause;
 use crate::guardrails::detect_pii;
 use crate::text::numeric_facts;
 
@@ -29,19 +31,19 @@ pub enum JudgeReason {
 
 impl JudgeReason {
     /// Stable code for metrics and the audit trail.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ReasonCode {
         match self {
-            JudgeReason::EmptyAnswer => "empty_answer",
-            JudgeReason::Refusal => "generator_refused",
-            JudgeReason::NoCitation => "no_citation",
-            JudgeReason::MalformedCitation { .. } => "malformed_citation",
-            JudgeReason::VersionMismatch { .. } => "version_mismatch",
-            JudgeReason::UnknownClause { .. } => "unknown_clause",
-            JudgeReason::NotRetrieved { .. } => "clause_not_retrieved",
-            JudgeReason::RetiredClause { .. } => "retired_version",
-            JudgeReason::UngroundedFact { .. } => "ungrounded_fact",
-            JudgeReason::LowConfidence { .. } => "low_confidence",
-            JudgeReason::OutputPii { .. } => "output_pii",
+            JudgeReason::EmptyAnswer => ReasonCode::EmptyAnswer,
+            JudgeReason::Refusal => ReasonCode::GeneratorRefused,
+            JudgeReason::NoCitation => ReasonCode::NoCitation,
+            JudgeReason::MalformedCitation { .. } => ReasonCode::MalformedCitation,
+            JudgeReason::VersionMismatch { .. } => ReasonCode::VersionMismatch,
+            JudgeReason::UnknownClause { .. } => ReasonCode::UnknownClause,
+            JudgeReason::NotRetrieved { .. } => ReasonCode::ClauseNotRetrieved,
+            JudgeReason::RetiredClause { .. } => ReasonCode::RetiredVersion,
+            JudgeReason::UngroundedFact { .. } => ReasonCode::UngroundedFact,
+            JudgeReason::LowConfidence { .. } => ReasonCode::LowConfidence,
+            JudgeReason::OutputPii { .. } => ReasonCode::OutputPii,
         }
     }
 }
@@ -97,20 +99,11 @@ impl fmt::Display for JudgeReason {
     }
 }
 
-/// A clause the retriever returned for this turn.
-#[derive(Debug, Clone, Copy)]
-pub struct RetrievedClause<'a> {
-    pub clause_id: &'a str,
-    pub text: &'a str,
-    /// A stub of a version past retention ([`crate::retention`]): never a basis for an answer.
-    pub retired: bool,
-}
-
 pub struct JudgeInput<'a> {
     /// The answer body, citations included, banner and disclaimer excluded.
     pub answer: &'a str,
     pub resolved_version: &'a str,
-    pub retrieved: &'a [RetrievedClause<'a>],
+    pub retrieved: &'a [RetrievedClause],
     /// Whether the corpus behind the turn's manifest knows a clause id.
     pub clause_exists: &'a dyn Fn(&str) -> bool,
     pub confidence: f64,
@@ -179,11 +172,11 @@ pub fn judge(input: &JudgeInput<'_>) -> Verdict {
             });
             continue;
         }
-        match input.retrieved.iter().find(|r| r.clause_id == clause_id) {
-            Some(retrieved) if retrieved.retired => reasons.push(JudgeReason::RetiredClause {
+        match input.retrieved.iter().find(|r| r.clause == *cited) {
+            Some(retrieved) if retrieved.is_retired() => reasons.push(JudgeReason::RetiredClause {
                 clause_id: clause_id.clone(),
             }),
-            Some(retrieved) => grounded_facts.extend(numeric_facts(retrieved.text)),
+            Some(retrieved) => grounded_facts.extend(numeric_facts(&retrieved.text)),
             None => reasons.push(JudgeReason::NotRetrieved {
                 clause_id: clause_id.clone(),
             }),
@@ -200,13 +193,8 @@ pub fn judge(input: &JudgeInput<'_>) -> Verdict {
     let cited_text: String = parsed
         .refs
         .iter()
-        .filter_map(|r| {
-            input
-                .retrieved
-                .iter()
-                .find(|c| c.clause_id == r.clause_id())
-        })
-        .map(|c| c.text)
+        .filter_map(|r| input.retrieved.iter().find(|c| c.clause == *r))
+        .map(|c| c.text.as_str())
         .collect::<Vec<_>>()
         .join("\n");
     let mut pii_kinds: Vec<&'static str> = detect_pii(&body)

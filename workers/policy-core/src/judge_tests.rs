@@ -17,22 +17,10 @@ fn known(id: &str) -> bool {
 
 fn verdict(answer: &str, confidence: f64) -> Verdict {
     let retrieved = [
-        RetrievedClause {
-            clause_id: "eu-v4#sec-3.2",
-            text: V4_WINDOW,
-            retired: false,
-        },
-        RetrievedClause {
-            clause_id: "eu-v4#sec-4.2",
-            text: V4_REFUND,
-            retired: false,
-        },
+        retrieved("eu-v4#sec-3.2", V4_WINDOW, false),
+        retrieved("eu-v4#sec-4.2", V4_REFUND, false),
         // A retriever bug that leaked another version must still be caught by the judge.
-        RetrievedClause {
-            clause_id: "eu-v3#sec-3.2",
-            text: V3_WINDOW,
-            retired: false,
-        },
+        retrieved("eu-v3#sec-3.2", V3_WINDOW, false),
     ];
     judge(&JudgeInput {
         answer,
@@ -45,7 +33,15 @@ fn verdict(answer: &str, confidence: f64) -> Verdict {
 }
 
 fn codes(v: &Verdict) -> Vec<&'static str> {
-    v.reasons.iter().map(JudgeReason::code).collect()
+    v.reasons.iter().map(|r| r.code().as_str()).collect()
+}
+
+fn retrieved(clause_id: &str, text: &str, retired: bool) -> RetrievedClause {
+    let mut clause = RetrievedClause::new(clause_id, text, 1.0);
+    if retired {
+        clause.status = crate::codes::ClauseStatus::Retired;
+    }
+    clause
 }
 
 #[test]
@@ -165,11 +161,7 @@ fn output_pii_is_blocked() {
 #[test]
 fn contact_details_quoted_from_the_clause_are_not_personal_data() {
     let clause = "Write to returns@northwind.example within 30 days.";
-    let retrieved = [RetrievedClause {
-        clause_id: "eu-v4#sec-3.2",
-        text: clause,
-        retired: false,
-    }];
+    let retrieved = [retrieved("eu-v4#sec-3.2", clause, false)];
     let input = |answer| JudgeInput {
         answer,
         resolved_version: "eu-v4",
@@ -197,11 +189,7 @@ fn empty_and_refusal_fail_closed() {
 #[test]
 fn citing_a_retired_stub_fails_closed_even_when_otherwise_grounded() {
     let stub = "Withdrawal period: this clause belongs to policy version eu-v4, which has been retired and is no longer in effect.";
-    let retrieved = [RetrievedClause {
-        clause_id: "eu-v4#sec-3.2",
-        text: stub,
-        retired: true,
-    }];
+    let retrieved = [retrieved("eu-v4#sec-3.2", stub, true)];
     let v = judge(&JudgeInput {
         answer: "This policy is no longer in effect. [clause: eu-v4#sec-3.2]",
         resolved_version: "eu-v4",

@@ -6,7 +6,9 @@
 
 pub mod citation;
 pub mod clause;
+pub mod codes;
 pub mod corpus;
+pub mod evidence;
 pub mod extract;
 pub mod golden;
 pub mod guardrails;
@@ -21,10 +23,12 @@ pub mod version;
 
 pub use citation::{parse_citations, CitationParse, ClauseRef, MalformedCitation};
 pub use clause::{chunk_clause, parse_clauses, Chunk, Clause, ClauseOrigin};
+pub use codes::{ClauseStatus, JudgeVerdict, OutcomeKind, ReasonCode, Tier, UnknownCode};
 pub use corpus::{load_dir, Corpus, CorpusError, Document};
+pub use evidence::RetrievedClause;
 
 pub use golden::{load_cases, parse_cases, validate_cases, ExpectedOutcome, GoldenCase};
-pub use instant::{parse_utc_instant, InstantError};
+pub use instant::{parse_instant, parse_utc_instant, InstantError};
 pub use manifest::{Manifest, ManifestError, ManifestErrors, VersionEntry};
 pub use region::{resolve_region, RegionError, RegionResolution, RegionSignals, RegionSource};
 pub use retention::Retention;

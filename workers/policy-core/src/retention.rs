@@ -14,11 +14,6 @@ use crate::clause::Clause;
 use crate::instant::display_instant;
 use crate::manifest::{Manifest, VersionEntry};
 
-/// Status of a chunk or clause served from a retired version.
-pub const RETIRED: &str = "retired";
-/// Status of everything else.
-pub const ACTIVE: &str = "active";
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     pub days: u32,

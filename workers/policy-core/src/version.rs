@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::codes::ReasonCode;
 use crate::instant::display_instant;
 use crate::manifest::{Manifest, VersionEntry};
 
@@ -37,10 +38,10 @@ pub enum VersionEscalation {
 }
 
 impl VersionEscalation {
-    pub fn reason_code(&self) -> &'static str {
+    pub fn reason_code(&self) -> ReasonCode {
         match self {
-            VersionEscalation::UnknownRegion { .. } => "unknown_region",
-            VersionEscalation::BeforeFirstVersion { .. } => "before_first_version",
+            VersionEscalation::UnknownRegion { .. } => ReasonCode::UnknownRegion,
+            VersionEscalation::BeforeFirstVersion { .. } => ReasonCode::BeforeFirstVersion,
         }
     }
 }

@@ -137,7 +137,7 @@ fn unknown_region_and_early_date_escalate() {
     let VersionOutcome::Escalate(escalation) = outcome else {
         panic!("{outcome:?}")
     };
-    assert_eq!(escalation.reason_code(), "before_first_version");
+    assert_eq!(escalation.reason_code().as_str(), "before_first_version");
     assert_eq!(
         escalation.to_string(),
         "2025-03-31 is before the first `eu` policy (2025-04-01)"

@@ -1,22 +1,58 @@
-//! Client settings, from environment variables with documented defaults.
+//! Client settings ([`policy_settings`]: flags or environment variables, documented defaults).
 
 use rdkafka::ClientConfig;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Kafka client settings.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct KafkaConfig {
-    /// `KAFKA_BOOTSTRAP`, default `127.0.0.1:9092`.
+    /// Broker addresses (host:port, comma-separated)
+    #[arg(
+        value_name = "KAFKA_BOOTSTRAP",
+        id = "kafka_bootstrap",
+        long = "kafka-bootstrap",
+        env = "KAFKA_BOOTSTRAP",
+        default_value = "127.0.0.1:9092"
+    )]
     pub bootstrap: String,
-    /// `SCHEMA_REGISTRY_URL`, default `http://127.0.0.1:8081`.
+    /// Confluent-compatible schema registry
+    #[arg(
+        value_name = "SCHEMA_REGISTRY_URL",
+        id = "schema_registry_url",
+        long = "schema-registry-url",
+        env = "SCHEMA_REGISTRY_URL",
+        default_value = "http://127.0.0.1:8081"
+    )]
     pub schema_registry_url: String,
-    /// `KAFKA_CLIENT_ID`, default `policy-workers`.
+    /// Client id sent to the broker (its logs and quotas name it)
+    #[arg(
+        value_name = "KAFKA_CLIENT_ID",
+        id = "kafka_client_id",
+        long = "kafka-client-id",
+        env = "KAFKA_CLIENT_ID",
+        default_value = "policy-workers"
+    )]
     pub client_id: String,
-    /// `KAFKA_LINGER_MS`, default 20: how long a producer waits to fill a batch. tansu pays
-    /// per produce request (a SQLite transaction), so fewer, fuller requests lower the broker's
-    /// load and the tail latency under load (p99 at 790 turns/s: 250 ms with 2, 188 ms with 20).
-    pub linger_ms: String,
-    /// `KAFKA_FETCH_WAIT_MS`, default 20: tansu answers a fetch only when this wait expires,
-    /// so it is a floor on every consumer hop's latency (librdkafka's default is 500).
-    pub fetch_wait_ms: String,
+    /// How long a producer waits to fill a batch. tansu pays per produce request (a SQLite
+    /// transaction), so fewer, fuller requests lower its load and the tail latency (p99 at
+    /// 790 turns/s: 250 ms with 2, 188 ms with 20)
+    #[arg(
+        value_name = "KAFKA_LINGER_MS",
+        id = "kafka_linger_ms",
+        long = "kafka-linger-ms",
+        env = "KAFKA_LINGER_MS",
+        default_value_t = 20
+    )]
+    pub linger_ms: u32,
+    /// Consumer fetch wait. tansu answers a fetch only when it expires, so it is a floor on
+    /// every consumer hop's latency (librdkafka's default is 500)
+    #[arg(
+        value_name = "KAFKA_FETCH_WAIT_MS",
+        id = "kafka_fetch_wait_ms",
+        long = "kafka-fetch-wait-ms",
+        env = "KAFKA_FETCH_WAIT_MS",
+        default_value_t = 20
+    )]
+    pub fetch_wait_ms: u32,
 }
 
 impl Default for KafkaConfig {
@@ -25,30 +61,33 @@ impl Default for KafkaConfig {
             bootstrap: "127.0.0.1:9092".into(),
             schema_registry_url: "http://127.0.0.1:8081".into(),
             client_id: "policy-workers".into(),
-            linger_ms: "20".into(),
-            fetch_wait_ms: "20".into(),
+            linger_ms: 20,
+            fetch_wait_ms: 20,
         }
     }
 }
 
-impl KafkaConfig {
-    pub fn from_env() -> KafkaConfig {
-        let d = KafkaConfig::default();
-        let var = |name: &str, default: String| {
-            std::env::var(name)
-                .ok()
-                .filter(|v| !v.is_empty())
-                .unwrap_or(default)
-        };
-        KafkaConfig {
-            bootstrap: var("KAFKA_BOOTSTRAP", d.bootstrap),
-            schema_registry_url: var("SCHEMA_REGISTRY_URL", d.schema_registry_url),
-            client_id: var("KAFKA_CLIENT_ID", d.client_id),
-            linger_ms: var("KAFKA_LINGER_MS", d.linger_ms),
-            fetch_wait_ms: var("KAFKA_FETCH_WAIT_MS", d.fetch_wait_ms),
+impl policy_settings::Settings for KafkaConfig {
+    fn validate(&self) -> Result<(), policy_settings::SettingsError> {
+        if self.bootstrap.trim().is_empty() {
+            return Err(policy_settings::SettingsError::invalid(
+                "KAFKA_BOOTSTRAP",
+                "must name at least one broker",
+            ));
         }
+        if !self.schema_registry_url.starts_with("http://")
+            && !self.schema_registry_url.starts_with("https://")
+        {
+            return Err(policy_settings::SettingsError::invalid(
+                "SCHEMA_REGISTRY_URL",
+                "must be an http(s) URL",
+            ));
+        }
+        Ok(())
     }
+}
 
+impl KafkaConfig {
     pub fn client(&self) -> ClientConfig {
         let mut config = ClientConfig::new();
         config
@@ -63,7 +102,7 @@ impl KafkaConfig {
         config
             .set("enable.idempotence", "true")
             .set("acks", "all")
-            .set("linger.ms", &self.linger_ms)
+            .set("linger.ms", self.linger_ms.to_string())
             .set("message.timeout.ms", "30000");
         config
     }
@@ -78,7 +117,7 @@ impl KafkaConfig {
             .set("auto.offset.reset", "earliest")
             .set("session.timeout.ms", "10000")
             .set("heartbeat.interval.ms", "1000")
-            .set("fetch.wait.max.ms", &self.fetch_wait_ms)
+            .set("fetch.wait.max.ms", self.fetch_wait_ms.to_string())
             .set("partition.assignment.strategy", "cooperative-sticky");
         config
     }

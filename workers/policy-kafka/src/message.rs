@@ -1,35 +1,29 @@
 //! Where a message came from, and errors that always say so.
 
-use std::fmt;
+use policy_avro::{DecodeError, InputCoordinates};
 
-use policy_avro::DecodeError;
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Coordinates {
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-}
-
-impl fmt::Display for Coordinates {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}@{}", self.topic, self.partition, self.offset)
+/// Where a message was read.
+pub fn coordinates<M: rdkafka::Message>(message: &M) -> InputCoordinates {
+    InputCoordinates {
+        topic: message.topic().to_string(),
+        partition: message.partition(),
+        offset: message.offset(),
     }
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MessageError {
     #[error("{at}: message has no value (tombstone)")]
-    NoValue { at: Coordinates },
+    NoValue { at: InputCoordinates },
     #[error("{at}: cannot decode: {source}")]
     Decode {
-        at: Coordinates,
+        at: InputCoordinates,
         source: DecodeError,
     },
 }
 
 impl MessageError {
-    pub fn coordinates(&self) -> &Coordinates {
+    pub fn coordinates(&self) -> &InputCoordinates {
         match self {
             MessageError::NoValue { at } | MessageError::Decode { at, .. } => at,
         }
@@ -50,11 +44,7 @@ where
     T: serde::Serialize + serde::de::DeserializeOwned,
     M: rdkafka::Message,
 {
-    let at = Coordinates {
-        topic: message.topic().to_string(),
-        partition: message.partition(),
-        offset: message.offset(),
-    };
+    let at = coordinates(message);
     let payload = message
         .payload()
         .ok_or_else(|| MessageError::NoValue { at: at.clone() })?;
@@ -71,7 +61,7 @@ mod tests {
 
     #[test]
     fn errors_name_topic_partition_offset() {
-        let at = Coordinates {
+        let at = InputCoordinates {
             topic: "policy.turns".into(),
             partition: 3,
             offset: 42,

@@ -61,33 +61,19 @@ impl Histogram {
     }
 }
 
-/// Time spent per processing step, to split a turn's CPU time into domain work (the pipeline
-/// stages) and plumbing (decode, encode, and by difference Kafka and the runtime).
-pub const STEPS: &[&str] = &[
-    "decode", "enrich", "retrieve", "generate", "judge", "encode",
-];
-
-/// Thread CPU time of the parts of a turn that run without yielding: Avro decode, the whole
-/// in-process pipeline, Avro encode. With the process's CPU and its threads' CPU (librdkafka's
-/// own threads, the model thread) this splits a turn's CPU exactly.
-pub const CPU_STEPS: &[&str] = &["decode", "pipeline", "encode"];
-
-#[derive(Debug)]
+/// Time per processing step of a worker, to split a turn's time into domain work (the
+/// pipeline's stages) and plumbing (decode, encode, and by difference Kafka and the runtime).
+/// The names come from the worker: this crate knows no pipeline step.
+#[derive(Debug, Default)]
 pub struct StepTimes {
-    names: &'static [&'static str],
+    names: Vec<String>,
     micros: Vec<AtomicU64>,
 }
 
-impl Default for StepTimes {
-    fn default() -> Self {
-        StepTimes::new(STEPS)
-    }
-}
-
 impl StepTimes {
-    pub fn new(names: &'static [&'static str]) -> StepTimes {
+    pub fn new(names: &[&str]) -> StepTimes {
         StepTimes {
-            names,
+            names: names.iter().map(|n| n.to_string()).collect(),
             micros: names.iter().map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -102,7 +88,7 @@ impl StepTimes {
     /// One counter per step, labelled with the stage and the step.
     fn render(&self, out: &mut String, stage: &str, name: &str, help: &str) {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-        for step in self.names {
+        for step in &self.names {
             let _ = writeln!(
                 out,
                 "{name}{{stage=\"{stage}\",step=\"{step}\"}} {}",
@@ -132,8 +118,9 @@ pub struct WorkerMetrics {
     pub latency: Histogram,
     /// Sum over assigned partitions of (high watermark - position).
     pub consumer_lag: AtomicI64,
+    /// Wall time per step.
     pub steps: StepTimes,
-    /// Thread CPU time per [`CPU_STEPS`] entry.
+    /// Thread CPU time per step (of the steps that did not move between threads).
     pub cpu: StepTimes,
     /// Metrics owned by other components (the query-embedding cache), rendered after ours.
     pub extra: ExtraMetrics,
@@ -167,10 +154,12 @@ pub fn write_counter(out: &mut String, stage: &str, name: &str, help: &str, valu
 }
 
 impl WorkerMetrics {
-    pub fn new(stage: &str) -> Arc<WorkerMetrics> {
+    /// Metrics of a worker whose messages go through `steps` (wall and CPU time kept per step).
+    pub fn new(stage: &str, steps: &[&str]) -> Arc<WorkerMetrics> {
         Arc::new(WorkerMetrics {
             stage: stage.to_string(),
-            cpu: StepTimes::new(CPU_STEPS),
+            steps: StepTimes::new(steps),
+            cpu: StepTimes::new(steps),
             ..Default::default()
         })
     }
@@ -313,47 +302,13 @@ pub async fn serve_metrics(
     Ok(addr)
 }
 
-/// CPU time of the calling thread so far.
-fn thread_cpu_seconds() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only into the timespec we own; this clock id always exists
-    // on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
-}
-
-/// Measures the thread CPU time of a step. A step that moved to another thread (it awaited
-/// something and was resumed elsewhere) is not counted: its delta would mix two threads.
-pub struct ThreadCpuTimer {
-    thread: std::thread::ThreadId,
-    started: f64,
-}
-
-impl ThreadCpuTimer {
-    pub fn start() -> ThreadCpuTimer {
-        ThreadCpuTimer {
-            thread: std::thread::current().id(),
-            started: thread_cpu_seconds(),
-        }
-    }
-
-    pub fn finish(self, times: &StepTimes, step: &str) {
-        if std::thread::current().id() == self.thread {
-            times.add(step, thread_cpu_seconds() - self.started);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn renders_prometheus_text() {
-        let m = WorkerMetrics::new("all");
+        let m = WorkerMetrics::new("all", &[]);
         m.processed.inc();
         m.dead_lettered.inc();
         m.latency.observe(0.003);
@@ -367,22 +322,20 @@ mod tests {
     }
 
     #[test]
-    fn thread_cpu_timer_counts_work_on_this_thread() {
-        let times = StepTimes::new(CPU_STEPS);
-        let timer = ThreadCpuTimer::start();
-        let mut x = 0u64;
-        for i in 0..5_000_000u64 {
-            x = x.wrapping_add(i * i);
-        }
-        std::hint::black_box(x);
-        timer.finish(&times, "pipeline");
-        assert!(times.seconds("pipeline") > 0.0);
-        assert_eq!(times.seconds("decode"), 0.0);
+    fn steps_are_the_workers_own() {
+        let times = StepTimes::new(&["decode", "enrich"]);
+        times.add("enrich", 0.5);
         times.add("unknown", 1.0);
+        assert_eq!(times.seconds("enrich"), 0.5);
         assert_eq!(
             times.seconds("unknown"),
             0.0,
             "names outside the list are ignored"
         );
+        let m = WorkerMetrics::new("all", &["decode", "enrich"]);
+        m.cpu.add("decode", 0.25);
+        assert!(m
+            .render()
+            .contains("policy_step_cpu_seconds_total{stage=\"all\",step=\"decode\"} 0.25"));
     }
 }

@@ -1,38 +1,36 @@
-//! The worker runtime shared by every stage: a consumer group member with manual offsets.
+//! The one run loop of every worker: a consumer group member with manual offsets. What happens
+//! to a message is an operator's business ([`crate::lanes`] for the stage workers,
+//! [`crate::batch`] for the sinks); the loop owns consuming, offset tracking, commits,
+//! rebalances, the stranded-member check and the drain on shutdown.
 //!
-//! - Messages are processed concurrently in `lanes`; a message's lane is chosen by its key, so
-//!   the turns of one conversation are processed in order.
-//! - A message's outputs are produced with an idempotent producer; its offset becomes
-//!   committable only when all of them (and everything before it in its partition) are
-//!   acknowledged by the broker ([`OffsetTracker`]). Lanes do not wait for acknowledgements
-//!   (up to `max_in_flight` messages await theirs), so throughput is not bounded by the
-//!   broker's produce round trip.
-//! - Transient failures are retried with exponential backoff; a poison message becomes a dead
-//!   letter (reason + original bytes) and the partition moves on.
+//! - A message's offset becomes committable only when the operator completes it, which it does
+//!   once the message's outputs are acknowledged (or its batch is stored, or it is
+//!   dead-lettered), and everything before it in its partition too ([`OffsetTracker`]).
 //! - On revocation the finished prefix of the revoked partitions is committed synchronously and
-//!   late completions for them are dropped; on shutdown the lanes drain and a final commit runs.
+//!   late completions for them are dropped; on shutdown the operator drains and a final commit
+//!   runs.
 //! - A member left without partitions by a faulty rebalance rejoins ([`crate::assignment`]).
 
 use std::future::Future;
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use backon::{ExponentialBuilder, Retryable};
+use backon::Retryable;
 use policy_avro::{AvroCodec, DeadLetter};
 use rdkafka::consumer::{
     BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
 };
 use rdkafka::message::OwnedMessage;
-use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord};
+use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
-use tokio::sync::mpsc;
 
 use crate::assignment::{check_and_rejoin, StrandedDetector};
+use crate::batch::{BatchHandler, BatchLimits, Batching};
 use crate::config::KafkaConfig;
+use crate::lanes::{Lanes, MessageHandler};
 use crate::metrics::WorkerMetrics;
 use crate::offsets::OffsetTracker;
+use crate::retry::backoff;
 
 /// One record a handler wants produced for an input message.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,23 +38,6 @@ pub struct OutputRecord {
     pub topic: String,
     pub key: Vec<u8>,
     pub payload: Vec<u8>,
-}
-
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum HandleError {
-    /// The message may succeed later (a backend is down): retry.
-    #[error("transient: {0}")]
-    Transient(String),
-    /// The message itself is the problem: dead-letter it.
-    #[error("{0}")]
-    Poison(String),
-}
-
-pub type HandleFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<Vec<OutputRecord>, HandleError>> + Send + 'a>>;
-
-pub trait MessageHandler: Send + Sync + 'static {
-    fn handle<'a>(&'a self, message: &'a OwnedMessage) -> HandleFuture<'a>;
 }
 
 #[derive(Debug, Clone)]
@@ -105,14 +86,15 @@ pub enum WorkerError {
 }
 
 /// Commits the finished prefix of revoked partitions and registers assigned ones with the
-/// offset tracker. Shared by the stage runtime and the batching sinks.
+/// offset tracker.
+#[derive(Debug)]
 pub struct RebalanceContext {
     tracker: Arc<Mutex<OffsetTracker>>,
 }
 
 /// A group member with manual offsets, subscribed to `topics`, whose rebalances go through
 /// `tracker`.
-pub fn group_consumer(
+fn group_consumer(
     kafka: &KafkaConfig,
     group_id: &str,
     topics: &[String],
@@ -170,23 +152,32 @@ impl ConsumerContext for RebalanceContext {
     }
 }
 
-struct Shared {
-    stage: String,
-    dead_letter_topic: String,
-    max_transient_retries: usize,
-    producer: FutureProducer,
-    handler: Arc<dyn MessageHandler>,
-    dead_letters: Arc<AvroCodec<DeadLetter>>,
-    tracker: Arc<Mutex<OffsetTracker>>,
-    metrics: Arc<WorkerMetrics>,
+/// What every operator shares: the producer, the dead-letter path, the offset tracker and the
+/// metrics.
+pub struct Runtime {
+    pub(crate) stage: String,
+    pub(crate) dead_letter_topic: String,
+    pub(crate) max_transient_retries: usize,
+    pub(crate) producer: FutureProducer,
+    pub(crate) dead_letters: Arc<AvroCodec<DeadLetter>>,
+    pub(crate) tracker: Arc<Mutex<OffsetTracker>>,
+    pub(crate) metrics: Arc<WorkerMetrics>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("stage", &self.stage)
+            .finish_non_exhaustive()
+    }
 }
 
 const PRODUCE_TIMEOUT: Duration = Duration::from_secs(30);
 
-impl Shared {
-    async fn produce_all(&self, outputs: &[OutputRecord]) -> Result<(), String> {
-        // A stage emits one record per message (two at most): acknowledging them one after
-        // the other costs nothing measurable and keeps their order.
+impl Runtime {
+    /// Produces `outputs` one after the other, each acknowledged before the next (a message has
+    /// one or two outputs: ordering matters more than the round trips).
+    pub(crate) async fn produce_all(&self, outputs: &[OutputRecord]) -> Result<(), String> {
         for o in outputs {
             let record = FutureRecord::to(&o.topic).key(&o.key).payload(&o.payload);
             self.producer
@@ -219,69 +210,9 @@ impl Shared {
         })
     }
 
-    /// Runs the handler, retrying transient failures with backoff.
-    async fn handle(&self, message: &OwnedMessage) -> Result<Vec<OutputRecord>, HandleError> {
-        let backoff = ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(50))
-            .with_max_delay(Duration::from_secs(5))
-            .with_max_times(self.max_transient_retries);
-        (|| self.handler.handle(message))
-            .retry(backoff)
-            .when(|e| matches!(e, HandleError::Transient(_)))
-            .notify(|e, delay| {
-                self.metrics.retried.inc();
-                tracing::warn!(error = %e, ?delay, topic = message.topic(), partition = message.partition(), offset = message.offset(), "retrying");
-            })
-            .await
-    }
-
-    /// Hands the outputs to the producer without waiting for their acknowledgements: the
-    /// returned futures resolve when the broker has them. Ordering per partition is the
-    /// idempotent producer's (sends are enqueued in lane order).
-    async fn enqueue(&self, outputs: &[OutputRecord]) -> Vec<DeliveryFuture> {
-        let mut acks = Vec::with_capacity(outputs.len());
-        for o in outputs {
-            loop {
-                let record = FutureRecord::to(&o.topic).key(&o.key).payload(&o.payload);
-                match self.producer.send_result(record) {
-                    Ok(ack) => break acks.push(ack),
-                    // The local queue is full: wait for the broker to drain it.
-                    Err((_, _)) => tokio::time::sleep(Duration::from_millis(5)).await,
-                }
-            }
-        }
-        acks
-    }
-
-    /// The slow path, for outputs whose asynchronous delivery failed: produce them again one by
-    /// one with backoff; dead-letter the message if that fails too.
-    async fn deliver_or_dead_letter(&self, message: &OwnedMessage, outputs: &[OutputRecord]) {
-        let backoff = ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(50))
-            .with_max_delay(Duration::from_secs(5))
-            .with_max_times(self.max_transient_retries);
-        let delivered = (|| self.produce_all(outputs))
-            .retry(backoff)
-            .notify(|e, delay| {
-                self.metrics.retried.inc();
-                tracing::warn!(error = %e, ?delay, "produce failed; retrying");
-            })
-            .await;
-        match delivered {
-            Ok(()) => self.metrics.processed.inc(),
-            Err(e) => {
-                let reason = format!(
-                    "gave up after {} retries: produce: {e}",
-                    self.max_transient_retries
-                );
-                self.dead_letter_until_acked(message, &reason).await
-            }
-        }
-    }
-
     /// The dead letter itself must be acknowledged before the offset moves on; if even that
     /// fails, keep trying: losing the message is not an option.
-    async fn dead_letter_until_acked(&self, message: &OwnedMessage, reason: &str) {
+    pub(crate) async fn dead_letter_until_acked(&self, message: &OwnedMessage, reason: &str) {
         tracing::error!(
             topic = message.topic(),
             partition = message.partition(),
@@ -289,95 +220,49 @@ impl Shared {
             reason,
             "dead-lettering message"
         );
-        loop {
-            let sent = match self.dead_letter(message, reason) {
-                Ok(record) => self.produce_all(&[record]).await,
-                Err(e) => Err(e),
-            };
-            match sent {
-                Ok(()) => break,
-                Err(e) => {
-                    tracing::error!(error = e, "dead letter not acknowledged; retrying in 1 s");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            }
-        }
+        let sent = (|| async {
+            let record = self.dead_letter(message, reason)?;
+            self.produce_all(&[record]).await
+        })
+        .retry(backoff(None))
+        .notify(|e, delay| {
+            tracing::error!(error = e, ?delay, "dead letter not acknowledged; retrying");
+        })
+        .await;
+        debug_assert!(sent.is_ok(), "retried without limit");
         self.metrics.dead_lettered.inc();
     }
 
-    fn complete(&self, message: &OwnedMessage, epoch: u64, started: Instant) {
-        self.metrics
-            .latency
-            .observe(started.elapsed().as_secs_f64());
-        let done = self.tracker.lock().expect("tracker lock").complete(
-            message.topic(),
-            message.partition(),
-            message.offset(),
-            epoch,
-        );
+    /// The message is done: its offset may be committed once everything before it is.
+    pub(crate) fn complete(&self, topic: &str, partition: i32, offset: i64, epoch: u64) {
+        let done = self
+            .tracker
+            .lock()
+            .expect("tracker lock")
+            .complete(topic, partition, offset, epoch);
         if !done {
-            tracing::debug!(
-                offset = message.offset(),
-                "completion for a revoked partition dropped"
-            );
+            tracing::debug!(offset, "completion for a revoked partition dropped");
         }
     }
+}
 
-    /// Processes one message: the handler runs in the lane (in order per key); the wait for
-    /// the broker's acknowledgements does not hold the lane, so a lane's throughput is not
-    /// bounded by the produce round trip. The offset completes once every output is
-    /// acknowledged (or the message is dead-lettered); `permit` bounds what is in flight.
-    async fn process(
-        self: &Arc<Self>,
+/// The hooks of the run loop. `true` from a hook asks for a commit right away.
+pub(crate) trait Operator: Send {
+    /// A message arrived; its offset is tracked under `epoch` and completes through the runtime.
+    fn on_message(
+        &mut self,
+        runtime: &Runtime,
         message: OwnedMessage,
         epoch: u64,
-        permit: tokio::sync::OwnedSemaphorePermit,
-    ) {
-        let started = Instant::now();
-        let outputs = match self.handle(&message).await {
-            Ok(outputs) => outputs,
-            Err(error) => {
-                let reason = match &error {
-                    HandleError::Poison(reason) => reason.clone(),
-                    HandleError::Transient(reason) => format!(
-                        "gave up after {} retries: {reason}",
-                        self.max_transient_retries
-                    ),
-                };
-                self.dead_letter_until_acked(&message, &reason).await;
-                self.complete(&message, epoch, started);
-                return;
-            }
-        };
-        let acks = self.enqueue(&outputs).await;
-        let shared = self.clone();
-        tokio::spawn(async move {
-            let mut delivered = true;
-            for ack in acks {
-                delivered &= matches!(ack.await, Ok(Ok(_)));
-            }
-            if delivered {
-                shared.metrics.processed.inc();
-            } else {
-                shared.deliver_or_dead_letter(&message, &outputs).await;
-            }
-            shared.complete(&message, epoch, started);
-            drop(permit);
-        });
-    }
+    ) -> impl Future<Output = bool> + Send;
+    /// Every tick of the loop (100 ms at most): time-based work.
+    fn on_tick(&mut self, runtime: &Runtime) -> impl Future<Output = bool> + Send;
+    /// Shutdown: finish what is in flight by `deadline`.
+    fn on_shutdown(self, runtime: &Runtime, deadline: Instant) -> impl Future<Output = ()> + Send;
 }
 
-fn lane_of(key: Option<&[u8]>, partition: i32, lanes: usize) -> usize {
-    let mut hasher = DefaultHasher::new();
-    match key {
-        Some(key) => key.hash(&mut hasher),
-        // Keyless messages keep partition order.
-        None => partition.hash(&mut hasher),
-    }
-    (hasher.finish() % lanes as u64) as usize
-}
-
-/// Runs a worker until `shutdown` resolves, then drains and commits.
+/// Runs a stage worker: `handler` in concurrent lanes (ordered per key) until `shutdown`
+/// resolves, then drains and commits.
 pub async fn run_worker(
     kafka: &KafkaConfig,
     config: WorkerConfig,
@@ -386,89 +271,112 @@ pub async fn run_worker(
     metrics: Arc<WorkerMetrics>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), WorkerError> {
-    let tracker = Arc::new(Mutex::new(OffsetTracker::default()));
+    let runtime = Arc::new(runtime(kafka, &config, dead_letters, metrics)?);
+    let lanes = Lanes::spawn(runtime.clone(), handler, &config);
+    run_loop(kafka, &config, runtime, lanes, shutdown).await
+}
+
+/// Runs a batching worker (a sink) until `shutdown` resolves, then stores what is buffered and
+/// commits.
+pub async fn run_batch_worker<H: BatchHandler>(
+    kafka: &KafkaConfig,
+    config: WorkerConfig,
+    handler: Arc<H>,
+    limits: BatchLimits,
+    dead_letters: Arc<AvroCodec<DeadLetter>>,
+    metrics: Arc<WorkerMetrics>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), WorkerError> {
+    let runtime = Arc::new(runtime(kafka, &config, dead_letters, metrics)?);
+    tracing::info!(batch_rows = limits.max_items, batch_age = ?limits.max_age, "batching");
+    run_loop(
+        kafka,
+        &config,
+        runtime,
+        Batching::new(handler, limits),
+        shutdown,
+    )
+    .await
+}
+
+fn runtime(
+    kafka: &KafkaConfig,
+    config: &WorkerConfig,
+    dead_letters: Arc<AvroCodec<DeadLetter>>,
+    metrics: Arc<WorkerMetrics>,
+) -> Result<Runtime, WorkerError> {
+    Ok(Runtime {
+        stage: config.stage.clone(),
+        dead_letter_topic: config.dead_letter_topic.clone(),
+        max_transient_retries: config.max_transient_retries,
+        producer: kafka.producer().create()?,
+        dead_letters,
+        tracker: Arc::new(Mutex::new(OffsetTracker::default())),
+        metrics,
+    })
+}
+
+/// Longest wait between two operator ticks.
+const TICK: Duration = Duration::from_millis(100);
+
+async fn run_loop<O: Operator>(
+    kafka: &KafkaConfig,
+    config: &WorkerConfig,
+    runtime: Arc<Runtime>,
+    mut operator: O,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), WorkerError> {
+    let tracker = runtime.tracker.clone();
     let consumer = group_consumer(
         kafka,
         &config.group_id,
         &config.input_topics,
         tracker.clone(),
     )?;
-    let shared = Arc::new(Shared {
-        stage: config.stage.clone(),
-        dead_letter_topic: config.dead_letter_topic.clone(),
-        max_transient_retries: config.max_transient_retries,
-        producer: kafka.producer().create()?,
-        handler,
-        dead_letters,
-        tracker: tracker.clone(),
-        metrics: metrics.clone(),
-    });
-    let in_flight = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
-    let mut lanes = Vec::new();
-    let mut senders = Vec::new();
-    for _ in 0..config.lanes.max(1) {
-        let (tx, mut rx) = mpsc::channel::<(OwnedMessage, u64)>(config.lane_capacity);
-        let shared = shared.clone();
-        senders.push(tx);
-        let in_flight = in_flight.clone();
-        lanes.push(tokio::spawn(async move {
-            while let Some((message, epoch)) = rx.recv().await {
-                let permit = in_flight
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .expect("the semaphore is never closed");
-                shared.process(message, epoch, permit).await;
-            }
-        }));
-    }
-    tracing::info!(stage = config.stage, group = config.group_id, topics = ?config.input_topics, lanes = lanes.len(), "worker started");
+    let metrics = runtime.metrics.clone();
+    tracing::info!(stage = config.stage, group = config.group_id, topics = ?config.input_topics, "worker started");
     let lag_task = tokio::spawn(crate::metrics::track_lag(consumer.clone(), metrics.clone()));
     let mut commit_tick = tokio::time::interval(config.commit_interval);
+    let mut operator_tick = tokio::time::interval(TICK.min(config.commit_interval));
     let mut assignment_tick = tokio::time::interval(config.assignment_check_interval);
     let mut stranded = StrandedDetector::default();
     tokio::pin!(shutdown);
     loop {
-        tokio::select! {
+        let commit_now = tokio::select! {
             _ = &mut shutdown => break,
-            _ = commit_tick.tick() => commit(&consumer, &tracker, CommitMode::Async),
+            _ = commit_tick.tick() => true,
+            _ = operator_tick.tick() => operator.on_tick(&runtime).await,
             _ = assignment_tick.tick() => {
                 check_and_rejoin(&consumer, &mut stranded, &config.group_id, &config.input_topics).await;
+                false
             }
             received = consumer.recv() => match received {
                 Ok(message) => {
                     let message = message.detach();
                     let epoch = tracker.lock().expect("tracker lock").start(message.topic(), message.partition(), message.offset());
-                    let lane = lane_of(message.key(), message.partition(), senders.len());
                     metrics.received.inc();
-                    // Bounded lanes: a full lane pauses consumption instead of buffering without end.
+                    // A busy operator (full lanes, a batch being stored) pauses consumption
+                    // instead of buffering without end; shutdown still wins.
                     tokio::select! {
-                        sent = senders[lane].send((message, epoch)) => if sent.is_err() { break },
+                        commit = operator.on_message(&runtime, message, epoch) => commit,
                         _ = &mut shutdown => break,
                     }
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "consumer error");
                     tokio::time::sleep(Duration::from_millis(200)).await;
+                    false
                 }
             },
+        };
+        if commit_now {
+            commit(&consumer, &tracker, CommitMode::Async);
         }
     }
-    tracing::info!(stage = config.stage, "shutting down: draining lanes");
-    drop(senders);
-    let drained = tokio::time::timeout(config.drain_timeout, async {
-        for lane in lanes {
-            let _ = lane.await;
-        }
-        // Every permit back: every delivery in flight has completed.
-        let _ = in_flight
-            .acquire_many(config.max_in_flight.max(1) as u32)
-            .await;
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!("lanes did not drain in time; unfinished messages will be redelivered");
-    }
+    tracing::info!(stage = config.stage, "shutting down: draining");
+    operator
+        .on_shutdown(&runtime, Instant::now() + config.drain_timeout)
+        .await;
     commit(&consumer, &tracker, CommitMode::Sync);
     lag_task.abort();
     consumer.unsubscribe();
@@ -477,7 +385,7 @@ pub async fn run_worker(
 }
 
 /// Commits what the tracker says is finished; a failed commit is retried on the next call.
-pub fn commit(
+fn commit(
     consumer: &StreamConsumer<RebalanceContext>,
     tracker: &Mutex<OffsetTracker>,
     mode: CommitMode,
@@ -496,22 +404,5 @@ pub fn commit(
             .lock()
             .expect("tracker lock")
             .commit_failed(&commits);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn same_key_same_lane() {
-        let a = lane_of(Some(b"conv-1"), 0, 8);
-        assert_eq!(
-            a,
-            lane_of(Some(b"conv-1"), 5, 8),
-            "the key decides, not the partition"
-        );
-        assert!(lane_of(Some(b"conv-2"), 0, 8) < 8);
-        assert_eq!(lane_of(None, 3, 8), lane_of(None, 3, 8));
     }
 }

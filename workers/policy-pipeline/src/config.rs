@@ -1,38 +1,124 @@
-//! Pipeline settings with documented defaults, from a TOML file and/or environment variables.
+//! Pipeline settings ([`policy_settings`]: flags or `POLICY_*` variables, a TOML file through
+//! `POLICY_CONFIG`, documented defaults), validated before anything is built.
 
-use serde::Deserialize;
+use policy_settings::{Settings, SettingsError};
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+const DISCLAIMER: &str =
+    "This answer may not cover every detail of your situation; a human agent can confirm it.";
+const REGION_DISCLAIMER: &str =
+    "Your account and your location point to different regions; this answer follows your account region.";
+
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct PipelineConfig {
-    /// Longer questions are cut (on a word boundary) before processing.
+    /// Longer questions are cut (on a word boundary) before processing
+    #[arg(
+        value_name = "POLICY_MAX_QUESTION_CHARS",
+        id = "policy_max_question_chars",
+        long = "max-question-chars",
+        env = "POLICY_MAX_QUESTION_CHARS",
+        default_value_t = 1000
+    )]
     pub max_question_chars: usize,
-    /// Injection score at or above which a turn escalates instead of being answered.
+    /// Injection score at or above which a turn escalates instead of being answered
+    #[arg(
+        value_name = "POLICY_INJECTION_THRESHOLD",
+        id = "policy_injection_threshold",
+        long = "injection-threshold",
+        env = "POLICY_INJECTION_THRESHOLD",
+        default_value_t = 0.5
+    )]
     pub injection_threshold: f64,
-    /// Instants this close to a cutover are ambiguous and escalate.
+    /// Purchase instants this close to a cutover (hours) are ambiguous and escalate
+    #[arg(
+        value_name = "POLICY_CUTOVER_AMBIGUITY_HOURS",
+        id = "policy_cutover_ambiguity_hours",
+        long = "cutover-ambiguity-hours",
+        env = "POLICY_CUTOVER_AMBIGUITY_HOURS",
+        default_value_t = 24
+    )]
     pub cutover_ambiguity_hours: i64,
-    /// Confidence at or above which an answer is served without disclaimer.
+    /// Confidence at or above which an answer is served without disclaimer
+    #[arg(
+        value_name = "POLICY_ANSWER_THRESHOLD",
+        id = "policy_answer_threshold",
+        long = "answer-threshold",
+        env = "POLICY_ANSWER_THRESHOLD",
+        default_value_t = 0.75
+    )]
     pub answer_threshold: f64,
-    /// Confidence at or above which an answer is served with a disclaimer; below: escalate.
+    /// Confidence at or above which an answer is served with a disclaimer; below, it escalates
+    #[arg(
+        value_name = "POLICY_DISCLAIMER_THRESHOLD",
+        id = "policy_disclaimer_threshold",
+        long = "disclaimer-threshold",
+        env = "POLICY_DISCLAIMER_THRESHOLD",
+        default_value_t = 0.5
+    )]
     pub disclaimer_threshold: f64,
-    /// Clauses retrieved and offered to the generator.
+    /// Clauses retrieved and offered to the generator
+    #[arg(
+        value_name = "POLICY_TOP_K",
+        id = "policy_top_k",
+        long = "top-k",
+        env = "POLICY_TOP_K",
+        default_value_t = 5
+    )]
     pub top_k: usize,
-    /// Query embeddings kept in the LRU cache.
+    /// Query embeddings kept in the LRU cache (keyed by normalised question text)
+    #[arg(
+        value_name = "POLICY_QUERY_CACHE_SIZE",
+        id = "policy_query_cache_size",
+        long = "query-cache-size",
+        env = "POLICY_QUERY_CACHE_SIZE",
+        default_value_t = 10_000
+    )]
     pub query_cache_size: usize,
-    /// Most cache misses embedded together by the model thread (concurrent turns' new
-    /// questions share one forward pass; 1 turns batching off).
+    /// Most cache misses embedded together by a model thread (concurrent turns' new questions
+    /// share one forward pass; 1 turns batching off)
+    #[arg(
+        value_name = "POLICY_EMBED_BATCH",
+        id = "policy_embed_batch",
+        long = "embed-batch",
+        env = "POLICY_EMBED_BATCH",
+        default_value_t = 16
+    )]
     pub embed_batch: usize,
-    /// Model threads embedding batches side by side. Each runs its matrix products on one
-    /// core (`policyctl` sets `RAYON_NUM_THREADS=1` unless it is set): on a small machine
-    /// shared with the broker, whole batches in parallel waste less CPU than intra-op threads.
+    /// Model threads embedding batches side by side. Each runs its matrix products on one core
+    /// (policyctl sets RAYON_NUM_THREADS=1 unless set): on a small machine shared with the
+    /// broker, whole batches in parallel waste less CPU than intra-op threads
+    #[arg(
+        value_name = "POLICY_EMBED_THREADS",
+        id = "policy_embed_threads",
+        long = "embed-threads",
+        env = "POLICY_EMBED_THREADS",
+        default_value_t = 2
+    )]
     pub embed_threads: usize,
-    /// The extractive answer also quotes the runner-up clause when its score is this close.
-    pub runner_up_margin: f32,
+    /// The extractive answer also quotes the runner-up clause when its score is this close
+    #[arg(
+        value_name = "POLICY_RUNNER_UP_MARGIN",
+        id = "policy_runner_up_margin",
+        long = "runner-up-margin",
+        env = "POLICY_RUNNER_UP_MARGIN",
+        default_value_t = 0.06
+    )]
+    pub runner_up_margin: f64,
+    /// Caveat added to answers served in the disclaimer tier
+    #[arg(value_name = "POLICY_DISCLAIMER_TEXT", id = "policy_disclaimer_text", long = "disclaimer-text", env = "POLICY_DISCLAIMER_TEXT", default_value = DISCLAIMER)]
     pub disclaimer_text: String,
+    /// Caveat added when the region rests on weak or conflicting signals
+    #[arg(value_name = "POLICY_REGION_DISCLAIMER_TEXT", id = "policy_region_disclaimer_text", long = "region-disclaimer-text", env = "POLICY_REGION_DISCLAIMER_TEXT", default_value = REGION_DISCLAIMER)]
     pub region_disclaimer_text: String,
     /// Days after a version's end at which it retires: its clauses are then indexed as stubs
-    /// saying it is no longer in effect, and nothing is answered from it. Default 2557 (7 years,
-    /// a common record-keeping period for consumer contracts).
+    /// saying it is no longer in effect, and nothing is answered from it (7 years, a common
+    /// record-keeping period for consumer contracts)
+    #[arg(
+        value_name = "POLICY_RETENTION_DAYS",
+        id = "policy_retention_days",
+        long = "retention-days",
+        env = "POLICY_RETENTION_DAYS",
+        default_value_t = 2557
+    )]
     pub retention_days: u32,
 }
 
@@ -49,105 +135,60 @@ impl Default for PipelineConfig {
             embed_batch: 16,
             embed_threads: 2,
             runner_up_margin: 0.06,
-            disclaimer_text: "This answer may not cover every detail of your situation; a human agent can confirm it.".into(),
-            region_disclaimer_text: "Your account and your location point to different regions; this answer follows your account region.".into(),
+            disclaimer_text: DISCLAIMER.into(),
+            region_disclaimer_text: REGION_DISCLAIMER.into(),
             retention_days: 2557,
         }
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("config file {path}: {reason}")]
-    File { path: String, reason: String },
-    #[error("environment variable {name}: {reason}")]
-    Env { name: String, reason: String },
-    #[error("invalid config: {0}")]
-    Invalid(String),
-}
-
 impl PipelineConfig {
-    /// Defaults, overridden by the TOML file at `POLICY_CONFIG` (if set), overridden by
-    /// `POLICY_<FIELD>` variables for the numeric settings.
-    pub fn load() -> Result<PipelineConfig, ConfigError> {
-        let mut config = match std::env::var("POLICY_CONFIG") {
-            Ok(path) if !path.is_empty() => {
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File {
-                    path: path.clone(),
-                    reason: e.to_string(),
-                })?;
-                toml::from_str(&text).map_err(|e| ConfigError::File {
-                    path,
-                    reason: e.to_string(),
-                })?
-            }
-            _ => PipelineConfig::default(),
-        };
-        fn var<T: std::str::FromStr>(name: &str, target: &mut T) -> Result<(), ConfigError>
-        where
-            T::Err: std::fmt::Display,
-        {
-            if let Ok(raw) = std::env::var(name) {
-                *target = raw.parse().map_err(|e: T::Err| ConfigError::Env {
-                    name: name.into(),
-                    reason: e.to_string(),
-                })?;
-            }
-            Ok(())
-        }
-        var("POLICY_MAX_QUESTION_CHARS", &mut config.max_question_chars)?;
-        var(
-            "POLICY_INJECTION_THRESHOLD",
-            &mut config.injection_threshold,
-        )?;
-        var(
-            "POLICY_CUTOVER_AMBIGUITY_HOURS",
-            &mut config.cutover_ambiguity_hours,
-        )?;
-        var("POLICY_ANSWER_THRESHOLD", &mut config.answer_threshold)?;
-        var(
-            "POLICY_DISCLAIMER_THRESHOLD",
-            &mut config.disclaimer_threshold,
-        )?;
-        var("POLICY_TOP_K", &mut config.top_k)?;
-        var("POLICY_QUERY_CACHE_SIZE", &mut config.query_cache_size)?;
-        var("POLICY_EMBED_BATCH", &mut config.embed_batch)?;
-        var("POLICY_EMBED_THREADS", &mut config.embed_threads)?;
-        var("POLICY_RUNNER_UP_MARGIN", &mut config.runner_up_margin)?;
-        var("POLICY_RETENTION_DAYS", &mut config.retention_days)?;
-        config.validate()?;
-        Ok(config)
-    }
-
-    /// Checked before anything is built, so a bad setting fails at start, not mid-stream.
     pub fn retention(&self) -> policy_core::Retention {
         policy_core::Retention {
             days: self.retention_days,
         }
     }
+}
 
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let invalid = |m: &str| Err(ConfigError::Invalid(m.to_string()));
-        if !(0.0..=1.0).contains(&self.disclaimer_threshold)
-            || !(0.0..=1.0).contains(&self.answer_threshold)
-        {
-            return invalid("thresholds must be within [0, 1]");
+impl Settings for PipelineConfig {
+    /// Checked before anything is built, so a bad setting fails at start, not mid-stream.
+    fn validate(&self) -> Result<(), SettingsError> {
+        let invalid =
+            |variable: &'static str, reason: &str| SettingsError::invalid(variable, reason);
+        for (variable, value) in [
+            ("POLICY_ANSWER_THRESHOLD", self.answer_threshold),
+            ("POLICY_DISCLAIMER_THRESHOLD", self.disclaimer_threshold),
+            ("POLICY_INJECTION_THRESHOLD", self.injection_threshold),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(invalid(variable, &format!("{value} is not within [0, 1]")));
+            }
         }
         if self.disclaimer_threshold > self.answer_threshold {
-            return invalid("disclaimer_threshold must not exceed answer_threshold");
+            return Err(invalid(
+                "POLICY_DISCLAIMER_THRESHOLD",
+                "must not exceed POLICY_ANSWER_THRESHOLD",
+            ));
         }
-        if self.top_k == 0
-            || self.max_question_chars == 0
-            || self.query_cache_size == 0
-            || self.embed_batch == 0
-            || self.embed_threads == 0
-        {
-            return invalid(
-                "top_k, max_question_chars, query_cache_size, embed_batch and embed_threads must be positive",
-            );
+        for (variable, value) in [
+            ("POLICY_TOP_K", self.top_k),
+            ("POLICY_MAX_QUESTION_CHARS", self.max_question_chars),
+            ("POLICY_QUERY_CACHE_SIZE", self.query_cache_size),
+            ("POLICY_EMBED_BATCH", self.embed_batch),
+            ("POLICY_EMBED_THREADS", self.embed_threads),
+        ] {
+            if value == 0 {
+                return Err(invalid(variable, "must be positive"));
+            }
         }
         if self.cutover_ambiguity_hours < 0 {
-            return invalid("cutover_ambiguity_hours must not be negative");
+            return Err(invalid(
+                "POLICY_CUTOVER_AMBIGUITY_HOURS",
+                "must not be negative",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.runner_up_margin) {
+            return Err(invalid("POLICY_RUNNER_UP_MARGIN", "must be within [0, 1]"));
         }
         Ok(())
     }
@@ -158,35 +199,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_valid() {
+    fn defaults_are_valid_and_match_the_flags_defaults() {
         PipelineConfig::default().validate().unwrap();
+        let from_flags = PipelineConfig::from_args(["--answer-threshold", "0.75"]).unwrap();
+        // Nothing in this test's environment sets POLICY_* (make test-unit clears nothing,
+        // but no test sets them); the flag defaults and `Default` agree.
+        assert_eq!(from_flags, PipelineConfig::default());
     }
 
     #[test]
-    fn toml_overrides_and_rejects_unknown_keys() {
-        let c: PipelineConfig = toml::from_str("answer_threshold = 0.8\ntop_k = 3").unwrap();
+    fn flags_override_and_invalid_values_name_the_variable() {
+        let c = PipelineConfig::from_args(["--answer-threshold", "0.8", "--top-k", "3"]).unwrap();
         assert_eq!(
             (c.answer_threshold, c.top_k, c.disclaimer_threshold),
             (0.8, 3, 0.5)
         );
-        assert!(toml::from_str::<PipelineConfig>("answer_treshold = 0.8").is_err());
-    }
-
-    #[test]
-    fn inconsistent_thresholds_rejected() {
-        let c = PipelineConfig {
-            disclaimer_threshold: 0.9,
-            ..Default::default()
-        };
-        assert!(c
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("disclaimer_threshold"));
-        let c = PipelineConfig {
-            top_k: 0,
-            ..Default::default()
-        };
-        assert!(c.validate().is_err());
+        let err = PipelineConfig::from_args(["--disclaimer-threshold", "0.9"]).unwrap_err();
+        assert!(
+            err.to_string().starts_with("POLICY_DISCLAIMER_THRESHOLD"),
+            "{err}"
+        );
+        let err = PipelineConfig::from_args(["--top-k", "0"]).unwrap_err();
+        assert_eq!(err.to_string(), "POLICY_TOP_K: must be positive");
+        let err = PipelineConfig::from_args(["--top-k", "many"]).unwrap_err();
+        assert!(err.to_string().contains("--top-k"), "{err}");
     }
 }

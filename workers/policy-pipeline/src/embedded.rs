@@ -12,19 +12,24 @@ use policy_search::{
     LexicalCosineReranker, MiniLmEmbedder,
 };
 
+use policy_settings::Settings;
+
+use crate::chain::Chain;
 use crate::config::PipelineConfig;
-use crate::generate::{ExtractiveGenerator, Generator};
-use crate::pipeline::Pipeline;
+use crate::enrich::Enricher;
+use crate::generate::{ExtractiveGenerator, GenerateStage, Generator};
+use crate::judge::JudgeStage;
 use crate::published;
 use crate::retrieve::RetrieveStage;
-use crate::serving::{ServingHandle, ServingState};
+use crate::serving::{ServingHandle, ServingState, SnapshotLoader};
 
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct AssemblyError(pub String);
 
+#[derive(Debug)]
 pub struct Embedded {
-    pub pipeline: Arc<Pipeline>,
+    pub chain: Chain,
     pub index: Arc<EmbeddedIndex>,
     pub embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
     pub corpus: Arc<Corpus>,
@@ -60,7 +65,7 @@ pub fn build_at(
     let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
     let retired = retired_versions(&config, &corpus, as_of);
     let index_report = index_with_progress(&index, &embedder, &corpus, &retired)?;
-    let serving = ServingState::from_corpus(corpus.clone());
+    let serving = ServingHandle::new(ServingState::from_corpus(corpus.clone()));
     Ok(assemble(
         serving,
         index,
@@ -96,11 +101,14 @@ pub fn build_published(
         EmbeddedIndex::open_read_only(&published::index_dir(data_dir))
             .map_err(|e| AssemblyError(e.to_string()))?,
     );
-    let mut serving = ServingState::from_corpus(corpus.clone());
-    serving.manifest_sha = sha.clone();
-    serving.git_sha = Some(sha);
+    let serving = published::published_state(corpus.clone(), &sha);
+    // A turn pinned (by another worker) to a sha this process has not served yet finds its
+    // snapshot here.
+    let (data, shared) = (data_dir.to_path_buf(), index.clone());
+    let loader: SnapshotLoader =
+        Box::new(move |sha| published::serving_state_at(&data, sha, || refresh(&shared)));
     Ok(assemble(
-        serving,
+        ServingHandle::with_loader(serving, Some(loader)),
         index,
         embedder,
         corpus,
@@ -183,8 +191,16 @@ pub fn index_with_progress(
     .map_err(|e| AssemblyError(e.to_string()))
 }
 
+/// Picks up what the reindex worker committed to a shared index; on failure the index in
+/// service stays.
+pub fn refresh(index: &EmbeddedIndex) {
+    if let Err(e) = index.refresh() {
+        tracing::error!(error = %e, "index refresh failed; keeping the current index");
+    }
+}
+
 fn assemble(
-    serving: ServingState,
+    serving: ServingHandle,
     index: Arc<EmbeddedIndex>,
     embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
     corpus: Arc<Corpus>,
@@ -208,17 +224,28 @@ fn assemble(
             runner_up_margin: config.runner_up_margin,
         })
     });
-    let pipeline = Arc::new(Pipeline::new(
-        ServingHandle::new(serving),
-        retrieve,
-        generator,
-        config,
-    ));
+    let chain = chain(serving, retrieve, generator, &config);
     Embedded {
-        pipeline,
+        chain,
         index,
         embedder,
         corpus,
         index_report,
     }
+}
+
+/// The stages of the pipeline with their settings, over `retrieve`'s backend.
+pub fn chain(
+    serving: ServingHandle,
+    retrieve: RetrieveStage,
+    generator: Arc<dyn Generator>,
+    config: &PipelineConfig,
+) -> Chain {
+    Chain::new(
+        serving,
+        Enricher::new(config),
+        retrieve,
+        GenerateStage::new(generator.clone(), config),
+        JudgeStage::new(generator, config.disclaimer_threshold),
+    )
 }

@@ -2,15 +2,17 @@
 //! instant, and the manifest pinned to the turn.
 
 use chrono::{DateTime, Duration, Utc};
-use policy_avro::{Enrichment, TurnState};
+use policy_avro::Enrichment;
 use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
 use policy_core::version::VersionOutcome;
-use policy_core::{resolve_region, RegionSignals, VersionResolver};
+use policy_core::{resolve_region, ReasonCode, RegionSignals, VersionResolver};
 
 use crate::config::PipelineConfig;
-use crate::outcome::{escalate, StageOutcome};
-use crate::serving::ServingState;
+use crate::outcome::{escalation, Outcome};
+use crate::stage::{Stage, StageFuture, StageName, Step, TurnContext};
+use crate::state::{Enriched, Received, Turn};
 
+#[derive(Debug)]
 pub struct Enricher {
     resolver: VersionResolver,
     max_question_chars: usize,
@@ -32,11 +34,12 @@ impl Enricher {
         }
     }
 
-    pub fn enrich(&self, serving: &ServingState, mut state: TurnState) -> StageOutcome {
-        let stop = |state: &TurnState, code: &str, reasons: Vec<String>| {
-            StageOutcome::Final(Box::new(escalate(state, code, reasons)))
+    /// The pure part of the stage: everything but waiting.
+    pub fn enrich(&self, ctx: &TurnContext, turn: Turn<Received>) -> Step<Enriched> {
+        let stop = |turn: &Turn<Received>, enrichment: Option<&Enrichment>, code, reasons| {
+            Step::Done(Box::new(escalation(turn, enrichment, None, code, reasons)))
         };
-        let sanitized = sanitize(&state.turn.question, self.max_question_chars);
+        let sanitized = sanitize(&turn.turn.question, self.max_question_chars);
         let mut flags = Vec::new();
         if sanitized.removed_control_chars > 0 {
             flags.push("control_chars_removed".to_string());
@@ -46,8 +49,9 @@ impl Enricher {
         }
         if is_unusable(&sanitized.text) {
             return stop(
-                &state,
-                "unusable_input",
+                &turn,
+                None,
+                ReasonCode::UnusableInput,
                 vec!["the question contains no words".into()],
             );
         }
@@ -59,12 +63,7 @@ impl Enricher {
             flags.push("pii_redacted".to_string());
         }
         let injection = assess_injection(&question);
-        let turn = &state.turn;
-        let signals = RegionSignals {
-            session: turn.session_region.as_deref(),
-            billing: turn.billing_region.as_deref(),
-            ip: turn.ip_region.as_deref(),
-        };
+        let serving = &ctx.serving;
         let mut enrichment = Enrichment {
             sanitized_question: question,
             pii_types,
@@ -72,34 +71,48 @@ impl Enricher {
             guardrail_flags: flags,
             manifest_sha: serving.manifest_sha.clone(),
             manifest_git_sha: serving.git_sha.clone(),
-            effective_at: turn.purchase_at,
+            effective_at: turn.turn.purchase_at,
             ..Default::default()
         };
         if injection.score >= self.injection_threshold {
             enrichment
                 .guardrail_flags
                 .extend(injection.signals.iter().map(|s| format!("injection:{s}")));
-            state.enrichment = Some(enrichment);
             let reason = format!(
                 "prompt injection suspected (score {:.2}: {})",
                 injection.score,
                 injection.signals.join(", ")
             );
-            return stop(&state, "prompt_injection", vec![reason]);
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::PromptInjection,
+                vec![reason],
+            );
         }
+        let signals = RegionSignals {
+            session: turn.turn.session_region.as_deref(),
+            billing: turn.turn.billing_region.as_deref(),
+            ip: turn.turn.ip_region.as_deref(),
+        };
         let region = match resolve_region(signals) {
             Ok(region) => region,
             Err(e) => {
-                state.enrichment = Some(enrichment);
-                return stop(&state, "no_region", vec![e.to_string()]);
+                return stop(
+                    &turn,
+                    Some(&enrichment),
+                    ReasonCode::NoRegion,
+                    vec![e.to_string()],
+                )
             }
         };
         enrichment.region = region.region.clone();
         enrichment.region_source = region.source.as_str().to_string();
         enrichment.region_disagreement = region.disagreement;
         enrichment.region_low_confidence = region.low_confidence;
-        let effective = turn.purchase_at.and_then(instant);
-        let as_of = instant(turn.sent_at).unwrap_or_else(Utc::now);
+        let effective = turn.turn.purchase_at.and_then(instant);
+        // A turn always carries its send time; `now` only stands in for a corrupt one.
+        let as_of = instant(turn.turn.sent_at).unwrap_or_else(Utc::now);
         match self
             .resolver
             .resolve(&serving.manifest, &region.region, effective, as_of)
@@ -114,9 +127,13 @@ impl Enricher {
             } => {
                 enrichment.version_id = version.id.clone();
                 enrichment.ambiguous_cutover_at = Some(cutover.timestamp_millis());
-                state.enrichment = Some(enrichment);
                 let reason = format!("purchase instant is within the ambiguity window of the {cutover} cutover ({} would apply)", version.id);
-                return stop(&state, "ambiguous_cutover", vec![reason]);
+                return stop(
+                    &turn,
+                    Some(&enrichment),
+                    ReasonCode::AmbiguousCutover,
+                    vec![reason],
+                );
             }
             VersionOutcome::Latest { version, banner } => {
                 enrichment.version_id = version.id;
@@ -124,15 +141,39 @@ impl Enricher {
                 enrichment.shadow_review = true;
             }
             VersionOutcome::Escalate(escalation) => {
-                state.enrichment = Some(enrichment);
                 return stop(
-                    &state,
+                    &turn,
+                    Some(&enrichment),
                     escalation.reason_code(),
                     vec![escalation.to_string()],
                 );
             }
         }
-        state.enrichment = Some(enrichment);
-        StageOutcome::Continue(Box::new(state))
+        Step::Next(turn.advance(Enriched { enrichment }))
     }
 }
+
+impl Stage for Enricher {
+    type Input = Received;
+    type Output = Enriched;
+
+    fn name(&self) -> StageName {
+        StageName::Enrich
+    }
+
+    fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Received>) -> StageFuture<'a, Enriched> {
+        Box::pin(async move { Ok(self.enrich(ctx, turn)) })
+    }
+}
+
+/// An escalation built outside a stage (tests).
+pub fn escalated(step: Step<Enriched>) -> Option<Outcome> {
+    match step {
+        Step::Done(outcome) => Some(*outcome),
+        Step::Next(_) => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "enrich_tests.rs"]
+mod tests;

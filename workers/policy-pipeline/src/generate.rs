@@ -4,14 +4,20 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
-use policy_avro::RetrievedClause;
-use policy_core::extract::{extract_answer, Candidate};
+use policy_avro::{Draft, Enrichment};
+use policy_core::extract::extract_answer;
 use policy_core::judge::REFUSAL;
+use policy_core::{RetrievedClause, Tier};
 use serde::Deserialize;
 use serde_json::json;
+
+use crate::config::PipelineConfig;
+use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
+use crate::state::{Drafted, Retrieval, Retrieved, Turn};
 
 #[derive(Debug, Clone, Copy)]
 pub struct GenerationRequest<'a> {
@@ -24,15 +30,11 @@ pub struct GenerationRequest<'a> {
 
 impl<'a> GenerationRequest<'a> {
     /// The request for an enriched and retrieved turn.
-    pub fn for_turn(state: &'a policy_avro::TurnState, strict: bool) -> GenerationRequest<'a> {
-        let enrichment = state
-            .enrichment
-            .as_ref()
-            .expect("generation runs after enrich");
-        let retrieval = state
-            .retrieval
-            .as_ref()
-            .expect("generation runs after retrieve");
+    pub fn new(
+        enrichment: &'a Enrichment,
+        retrieval: &'a Retrieval,
+        strict: bool,
+    ) -> GenerationRequest<'a> {
         GenerationRequest {
             question: &enrichment.sanitized_question,
             version_id: &enrichment.version_id,
@@ -42,7 +44,7 @@ impl<'a> GenerationRequest<'a> {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum GenerateError {
     /// Worth retrying later (timeout, 5xx, connection refused).
     #[error("generator unavailable: {0}")]
@@ -54,7 +56,7 @@ pub enum GenerateError {
 pub type GenerateFuture<'a> =
     Pin<Box<dyn Future<Output = Result<String, GenerateError>> + Send + 'a>>;
 
-pub trait Generator: Send + Sync {
+pub trait Generator: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
     /// LLM answers get one stricter retry when the judge rejects them; extractive ones cannot
     /// improve by retrying.
@@ -65,7 +67,7 @@ pub trait Generator: Send + Sync {
 #[derive(Debug, Clone, Copy)]
 pub struct ExtractiveGenerator {
     /// The runner-up clause is quoted too when its score is this close to the top one.
-    pub runner_up_margin: f32,
+    pub runner_up_margin: f64,
 }
 
 impl Generator for ExtractiveGenerator {
@@ -78,56 +80,103 @@ impl Generator for ExtractiveGenerator {
     }
 
     fn generate<'a>(&'a self, request: GenerationRequest<'a>) -> GenerateFuture<'a> {
-        let candidates: Vec<Candidate<'_>> = request
-            .clauses
-            .iter()
-            .map(|c| Candidate {
-                clause_id: &c.clause_id,
-                text: &c.text,
-                score: c.score as f32,
-            })
-            .collect();
-        let text = extract_answer(request.question, &candidates, self.runner_up_margin)
+        let text = extract_answer(request.question, request.clauses, self.runner_up_margin)
             .map(|e| e.answer_text())
             .unwrap_or_else(|| REFUSAL.to_string());
         Box::pin(async move { Ok(text) })
     }
 }
 
-/// Settings of the OpenAI-compatible generator (`POLICY_LLM_BASE_URL`, `POLICY_LLM_MODEL`,
-/// `POLICY_LLM_API_KEY`).
-#[derive(Debug, Clone)]
+/// Settings of the optional OpenAI-compatible generator.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct LlmSettings {
-    pub base_url: String,
+    /// OpenAI-compatible endpoint (`.../v1`); unset, the deterministic extractive generator
+    /// answers
+    #[arg(
+        value_name = "POLICY_LLM_BASE_URL",
+        id = "policy_llm_base_url",
+        long = "llm-base-url",
+        env = "POLICY_LLM_BASE_URL"
+    )]
+    pub base_url: Option<String>,
+    /// Model name sent with every request
+    #[arg(
+        value_name = "POLICY_LLM_MODEL",
+        id = "policy_llm_model",
+        long = "llm-model",
+        env = "POLICY_LLM_MODEL",
+        default_value = "gpt-4o-mini"
+    )]
     pub model: String,
+    /// Bearer token, if the endpoint needs one
+    #[arg(
+        value_name = "POLICY_LLM_API_KEY",
+        id = "policy_llm_api_key",
+        long = "llm-api-key",
+        env = "POLICY_LLM_API_KEY",
+        hide_env_values = true
+    )]
     pub api_key: Option<String>,
-    pub timeout: Duration,
+    /// Per-request timeout, seconds
+    #[arg(
+        value_name = "POLICY_LLM_TIMEOUT_SECS",
+        id = "policy_llm_timeout_secs",
+        long = "llm-timeout-secs",
+        env = "POLICY_LLM_TIMEOUT_SECS",
+        default_value_t = 20
+    )]
+    pub timeout_secs: u64,
+    /// Retries of a request the endpoint could not serve (connection refused, 429, 5xx)
+    #[arg(
+        value_name = "POLICY_LLM_MAX_RETRIES",
+        id = "policy_llm_max_retries",
+        long = "llm-max-retries",
+        env = "POLICY_LLM_MAX_RETRIES",
+        default_value_t = 3
+    )]
     pub max_retries: usize,
 }
 
-impl LlmSettings {
-    /// `Some` when `POLICY_LLM_BASE_URL` is set: the LLM generator is opt-in.
-    pub fn from_env() -> Option<LlmSettings> {
-        let base_url = std::env::var("POLICY_LLM_BASE_URL")
-            .ok()
-            .filter(|v| !v.is_empty())?;
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        Some(LlmSettings {
-            base_url,
-            model: var("POLICY_LLM_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
-            api_key: var("POLICY_LLM_API_KEY"),
-            timeout: Duration::from_secs(
-                var("POLICY_LLM_TIMEOUT_SECS")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(20),
-            ),
-            max_retries: var("POLICY_LLM_MAX_RETRIES")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(3),
-        })
+impl policy_settings::Settings for LlmSettings {
+    fn validate(&self) -> Result<(), policy_settings::SettingsError> {
+        match &self.base_url {
+            Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                Err(policy_settings::SettingsError::invalid(
+                    "POLICY_LLM_BASE_URL",
+                    "must be an http(s) URL",
+                ))
+            }
+            _ if self.timeout_secs == 0 => Err(policy_settings::SettingsError::invalid(
+                "POLICY_LLM_TIMEOUT_SECS",
+                "must be positive",
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
+impl LlmSettings {
+    /// The LLM generator when an endpoint is configured; `None` means extractive.
+    pub fn generator(&self) -> Result<Option<Arc<dyn Generator>>, GenerateError> {
+        match &self.base_url {
+            None => Ok(None),
+            Some(base_url) => {
+                tracing::info!(
+                    base_url,
+                    model = self.model,
+                    "answers generated by the OpenAI-compatible endpoint"
+                );
+                Ok(Some(Arc::new(OpenAiGenerator::new(self.clone())?)))
+            }
+        }
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout_secs)
+    }
+}
+
+#[derive(Debug)]
 pub struct OpenAiGenerator {
     settings: LlmSettings,
     client: reqwest::Client,
@@ -159,7 +208,7 @@ struct Message {
 impl OpenAiGenerator {
     pub fn new(settings: LlmSettings) -> Result<OpenAiGenerator, GenerateError> {
         let client = reqwest::Client::builder()
-            .timeout(settings.timeout)
+            .timeout(settings.timeout())
             .build()
             .map_err(|e| GenerateError::Failed(e.to_string()))?;
         Ok(OpenAiGenerator { settings, client })
@@ -169,7 +218,7 @@ impl OpenAiGenerator {
         let clauses: String = request
             .clauses
             .iter()
-            .map(|c| format!("[{}] {}\n{}\n\n", c.clause_id, c.title, c.text))
+            .map(|c| format!("[{}] {}\n{}\n\n", c.clause, c.title, c.text))
             .collect();
         let system = if request.strict {
             format!("{SYSTEM_PROMPT}{STRICT_SUFFIX}")
@@ -189,7 +238,11 @@ impl OpenAiGenerator {
     async fn call(&self, body: &serde_json::Value) -> Result<String, GenerateError> {
         let url = format!(
             "{}/chat/completions",
-            self.settings.base_url.trim_end_matches('/')
+            self.settings
+                .base_url
+                .as_deref()
+                .unwrap_or_default()
+                .trim_end_matches('/')
         );
         let mut call = self.client.post(&url).json(body);
         if let Some(key) = &self.settings.api_key {
@@ -243,6 +296,75 @@ impl Generator for OpenAiGenerator {
                 .when(|e| matches!(e, GenerateError::Unavailable(_)))
                 .await
         })
+    }
+}
+
+/// Generate: a draft from the retrieved clauses, with the disclaimer its tier calls for.
+#[derive(Debug)]
+pub struct GenerateStage {
+    generator: Arc<dyn Generator>,
+    disclaimer_text: String,
+    region_disclaimer_text: String,
+}
+
+impl GenerateStage {
+    pub fn new(generator: Arc<dyn Generator>, config: &PipelineConfig) -> GenerateStage {
+        GenerateStage {
+            generator,
+            disclaimer_text: config.disclaimer_text.clone(),
+            region_disclaimer_text: config.region_disclaimer_text.clone(),
+        }
+    }
+
+    pub fn generator(&self) -> &Arc<dyn Generator> {
+        &self.generator
+    }
+
+    async fn generate(&self, turn: Turn<Retrieved>) -> Result<Step<Drafted>, StageError> {
+        let Retrieved {
+            enrichment,
+            retrieval,
+        } = &turn.state;
+        let text = self
+            .generator
+            .generate(GenerationRequest::new(enrichment, retrieval, false))
+            .await
+            .map_err(|e| StageError::new(StageName::Generate, e))?;
+        let disclaimer = (retrieval.tier == Tier::Disclaimer).then(|| {
+            if enrichment.region_low_confidence {
+                self.region_disclaimer_text.clone()
+            } else {
+                self.disclaimer_text.clone()
+            }
+        });
+        let draft = Draft {
+            text,
+            generator: self.generator.name().to_string(),
+            attempts: 1,
+            disclaimer,
+        };
+        let Retrieved {
+            enrichment,
+            retrieval,
+        } = turn.state.clone();
+        Ok(Step::Next(turn.advance(Drafted {
+            enrichment,
+            retrieval,
+            draft,
+        })))
+    }
+}
+
+impl Stage for GenerateStage {
+    type Input = Retrieved;
+    type Output = Drafted;
+
+    fn name(&self) -> StageName {
+        StageName::Generate
+    }
+
+    fn run<'a>(&'a self, _: &'a TurnContext, turn: Turn<Retrieved>) -> StageFuture<'a, Drafted> {
+        Box::pin(self.generate(turn))
     }
 }
 

@@ -11,16 +11,13 @@ use axum::{Json, Router};
 use super::*;
 
 fn clause() -> Vec<RetrievedClause> {
-    vec![RetrievedClause {
-        clause_id: "eu-v4#sec-3.2".into(),
-        version_id: "eu-v4".into(),
-        title: "Return window".into(),
-        text: "You may return most items within 30 calendar days from the day of delivery.".into(),
-        score: 0.8,
-        lexical_rank: Some(1),
-        vector_rank: Some(1),
-        status: "active".into(),
-    }]
+    let mut clause = RetrievedClause::new(
+        "eu-v4#sec-3.2",
+        "You may return most items within 30 calendar days from the day of delivery.",
+        0.8,
+    );
+    clause.title = "Return window".into();
+    vec![clause]
 }
 
 /// Fails `failures` times with 503, then answers; records the last request body.
@@ -52,10 +49,10 @@ async fn mock(
 
 fn generator(base_url: String, max_retries: usize) -> OpenAiGenerator {
     OpenAiGenerator::new(LlmSettings {
-        base_url,
+        base_url: Some(base_url),
         model: "test-model".into(),
         api_key: Some("k".into()),
-        timeout: Duration::from_secs(5),
+        timeout_secs: 5,
         max_retries,
     })
     .unwrap()

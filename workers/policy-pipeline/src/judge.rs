@@ -1,37 +1,36 @@
 //! Judge: every answer passes the deterministic rules of `policy_core::judge` or becomes an
 //! escalation. An LLM answer that fails gets one stricter retry first.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
-use policy_avro::{Citation, Draft, PolicyAnswer, TurnState};
-use policy_core::judge::{judge, JudgeInput, RetrievedClause, Verdict};
+use policy_avro::{Citation, PolicyAnswer};
+use policy_core::judge::{judge, JudgeInput, Verdict};
+use policy_core::{ClauseRef, JudgeVerdict};
 
-use crate::generate::{GenerateError, GenerationRequest, Generator};
-use crate::outcome::{escalate, now_millis, Outcome};
+use crate::generate::{GenerationRequest, Generator};
+use crate::outcome::{now_millis, Outcome};
 use crate::serving::ServingState;
+use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
+use crate::state::{Drafted, Turn};
 
+#[derive(Debug)]
 pub struct JudgeStage {
     generator: Arc<dyn Generator>,
     escalate_below: f64,
 }
 
-fn verdict_for(state: &TurnState, serving: &ServingState, escalate_below: f64) -> Verdict {
-    let enrichment = state.enrichment.as_ref().expect("judge runs after enrich");
-    let retrieval = state.retrieval.as_ref().expect("judge runs after retrieve");
-    let draft = state.draft.as_ref().expect("judge runs after generate");
-    let retrieved: Vec<RetrievedClause<'_>> = retrieval
-        .clauses
-        .iter()
-        .map(|c| RetrievedClause {
-            clause_id: &c.clause_id,
-            text: &c.text,
-            retired: c.status == policy_core::retention::RETIRED,
-        })
-        .collect();
+/// The judge's rules applied to a drafted turn, against the serving state it was pinned to.
+pub fn verdict_for(turn: &Turn<Drafted>, serving: &ServingState, escalate_below: f64) -> Verdict {
+    let Drafted {
+        enrichment,
+        retrieval,
+        draft,
+    } = &turn.state;
     judge(&JudgeInput {
         answer: &draft.text,
         resolved_version: &enrichment.version_id,
-        retrieved: &retrieved,
+        retrieved: &retrieval.clauses,
         clause_exists: &|id| serving.clause_exists(id),
         confidence: retrieval.confidence,
         escalate_below,
@@ -46,65 +45,100 @@ impl JudgeStage {
         }
     }
 
-    pub async fn judge(
+    /// Confidence below which the judge refuses an answer.
+    pub fn escalate_below(&self) -> f64 {
+        self.escalate_below
+    }
+
+    async fn judge(
         &self,
         serving: &ServingState,
-        mut state: TurnState,
-    ) -> Result<Outcome, GenerateError> {
-        let mut verdict = verdict_for(&state, serving, self.escalate_below);
+        mut turn: Turn<Drafted>,
+    ) -> Result<Outcome, StageError> {
+        let mut verdict = verdict_for(&turn, serving, self.escalate_below);
         if !verdict.passed() && self.generator.retries_on_rejection() {
-            let request = GenerationRequest::for_turn(&state, true);
-            let text = self.generator.generate(request).await?;
-            let draft = state.draft.as_mut().expect("drafted");
-            draft.text = text;
-            draft.attempts += 1;
-            verdict = verdict_for(&state, serving, self.escalate_below);
+            let Drafted {
+                enrichment,
+                retrieval,
+                ..
+            } = &turn.state;
+            let text = self
+                .generator
+                .generate(GenerationRequest::new(enrichment, retrieval, true))
+                .await
+                .map_err(|e| StageError::new(StageName::Judge, e))?;
+            turn.state.draft.text = text;
+            turn.state.draft.attempts += 1;
+            verdict = verdict_for(&turn, serving, self.escalate_below);
         }
-        if !verdict.passed() {
-            let code = verdict.reasons[0].code();
+        Ok(outcome(turn, &verdict, serving))
+    }
+}
+
+/// The outcome a verdict gives a drafted turn: the answer, or an escalation carrying every
+/// reason and what the rejected draft cited.
+pub fn outcome(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Outcome {
+    match verdict.reasons.first() {
+        None => answer(turn, verdict, serving),
+        Some(first) => {
             let reasons = verdict.reasons.iter().map(ToString::to_string).collect();
-            let mut outcome = escalate(&state, code, reasons);
+            let mut outcome = turn.escalate(first.code(), reasons);
             if let Outcome::Escalate(escalation) = &mut outcome {
-                escalation.topic = drafted_topic(&state, &verdict, serving);
+                escalation.topic = drafted_topic(&turn, verdict, serving);
                 // What the rejected draft cited: the audit measures grounding on every draft,
                 // not only on the answers that passed.
                 escalation
                     .context
                     .insert("draft_citations".into(), verdict.cited.join(","));
             }
-            return Ok(outcome);
+            outcome
         }
-        Ok(answer(state, &verdict, serving))
+    }
+}
+
+impl Stage for JudgeStage {
+    type Input = Drafted;
+    type Output = Infallible;
+
+    fn name(&self) -> StageName {
+        StageName::Judge
+    }
+
+    fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Drafted>) -> StageFuture<'a, Infallible> {
+        Box::pin(async move {
+            let outcome = self.judge(&ctx.serving, turn).await?;
+            Ok(Step::Done(Box::new(outcome)))
+        })
     }
 }
 
 /// The topic a rejected draft was about: its first known citation, else the top retrieved clause.
-fn drafted_topic(state: &TurnState, verdict: &Verdict, serving: &ServingState) -> Option<String> {
-    let top_retrieved = state
-        .retrieval
-        .as_ref()
-        .and_then(|r| r.clauses.first())
-        .map(|c| c.clause_id.as_str());
+fn drafted_topic(
+    turn: &Turn<Drafted>,
+    verdict: &Verdict,
+    serving: &ServingState,
+) -> Option<String> {
+    let top_retrieved = turn.state.retrieval.clauses.first().map(|c| c.clause_id());
     verdict
         .cited
         .iter()
-        .map(String::as_str)
+        .cloned()
         .chain(top_retrieved)
-        .find_map(|id| serving.corpus.clause(id).and_then(|c| c.topic.clone()))
+        .find_map(|id| serving.corpus.clause(&id).and_then(|c| c.topic.clone()))
 }
 
-fn answer(state: TurnState, verdict: &Verdict, serving: &ServingState) -> Outcome {
-    let enrichment = state.enrichment.expect("enriched");
-    let retrieval = state.retrieval.expect("retrieved");
-    let Draft {
-        text, disclaimer, ..
-    } = state.draft.expect("drafted");
+fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Outcome {
+    let Drafted {
+        enrichment,
+        retrieval,
+        draft,
+    } = turn.state;
     let citations = verdict
         .cited
         .iter()
         .map(|id| Citation {
             clause_id: id.clone(),
-            version_id: id.split('#').next().unwrap_or_default().to_string(),
+            version_id: ClauseRef::version_of(id).to_string(),
             effective_from: serving
                 .corpus
                 .clause(id)
@@ -116,11 +150,11 @@ fn answer(state: TurnState, verdict: &Verdict, serving: &ServingState) -> Outcom
         .iter()
         .find_map(|id| serving.corpus.clause(id).and_then(|c| c.topic.clone()));
     Outcome::Answer(PolicyAnswer {
-        conversation_id: state.turn.conversation_id,
-        turn_id: state.turn.turn_id,
-        user_id: state.turn.user_id,
+        conversation_id: turn.turn.conversation_id,
+        turn_id: turn.turn.turn_id,
+        user_id: turn.turn.user_id,
         question: enrichment.sanitized_question,
-        answer_text: text,
+        answer_text: draft.text,
         citations,
         resolved_region: enrichment.region,
         region_source: enrichment.region_source,
@@ -129,15 +163,15 @@ fn answer(state: TurnState, verdict: &Verdict, serving: &ServingState) -> Outcom
         effective_at: enrichment.effective_at,
         manifest_sha: enrichment.manifest_sha,
         confidence: retrieval.confidence,
-        tier: retrieval.tier,
-        disclaimer,
+        tier: retrieval.tier.as_str().to_string(),
+        disclaimer: draft.disclaimer,
         banner: enrichment.banner,
-        judge_verdict: "pass".into(),
+        judge_verdict: JudgeVerdict::Pass.as_str().into(),
         judge_reasons: Vec::new(),
-        input: state.input,
-        stage_latency_ms: state.stage_latency_ms,
+        input: turn.input,
+        stage_latency_ms: turn.stage_latency_ms,
         answered_at: now_millis(),
         topic,
-        ip_region: state.turn.ip_region,
+        ip_region: turn.turn.ip_region,
     })
 }

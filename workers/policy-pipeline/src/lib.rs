@@ -1,23 +1,32 @@
-//! The answer pipeline. Each stage is a small unit with one job and its own trait where a
-//! backend can be swapped (retriever, reranker, generator); the judge is deterministic and
-//! always runs. Stages work on [`policy_avro::TurnState`] so that they compose in-process
-//! (`policyctl worker all`) or across Kafka topics (one worker per stage) unchanged.
+//! The answer pipeline: enrich, retrieve, generate, judge. Each stage implements one small
+//! trait ([`stage::Stage`]) over typed turn states ([`state`]): a stage cannot be handed a turn
+//! that lacks a part. [`chain::Chain`] is the one composition, run in-process
+//! (`policyctl worker all`, `eval`, replay) or one stage per Kafka worker, with the same span,
+//! latency and metrics either way. The wire format (`TurnState`) is converted in [`wire`].
 
+pub mod chain;
 pub mod config;
 pub mod embedded;
 pub mod enrich;
 pub mod eval;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod fakes;
 pub mod generate;
 pub mod golden_turn;
 pub mod judge;
+pub mod observe;
 pub mod outcome;
-pub mod pipeline;
 pub mod published;
 pub mod retrieve;
 pub mod serving;
+pub mod stage;
+pub mod state;
+pub mod wire;
 
+pub use chain::{Chain, Entry, Exit};
 pub use config::PipelineConfig;
-pub use generate::{ExtractiveGenerator, GenerateError, Generator, OpenAiGenerator};
-pub use outcome::{Outcome, StageOutcome};
-pub use pipeline::Pipeline;
+pub use generate::{ExtractiveGenerator, GenerateError, GenerateStage, Generator, OpenAiGenerator};
+pub use outcome::Outcome;
 pub use serving::{ServingHandle, ServingState};
+pub use stage::{Stage, StageError, StageName, Step, TurnContext};
+pub use state::{Drafted, Enriched, Received, Retrieval, Retrieved, Turn};

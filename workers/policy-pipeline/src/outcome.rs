@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use policy_avro::{Escalation, PolicyAnswer, TurnState};
+use policy_avro::{Enrichment, Escalation, PolicyAnswer};
+use policy_core::ReasonCode;
+
+use crate::state::{Retrieval, StateParts, Turn};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -26,28 +29,54 @@ impl Outcome {
         }
     }
 
+    /// The escalation's reason, `None` for an answer.
+    pub fn reason_code(&self) -> Option<ReasonCode> {
+        match self {
+            Outcome::Answer(_) => None,
+            Outcome::Escalate(e) => e.reason_code.parse().ok(),
+        }
+    }
+
     /// Milliseconds spent in each stage the turn went through.
-    pub fn stage_latency_ms(&self) -> impl Iterator<Item = (&str, f64)> {
-        let latencies = match self {
+    pub fn stage_latency_ms(&self) -> &BTreeMap<String, f64> {
+        match self {
             Outcome::Answer(a) => &a.stage_latency_ms,
             Outcome::Escalate(e) => &e.stage_latency_ms,
-        };
-        latencies.iter().map(|(stage, ms)| (stage.as_str(), *ms))
+        }
     }
-}
 
-/// What a stage hands on: the turn for the next stage, or the turn's final outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StageOutcome {
-    Continue(Box<TurnState>),
-    Final(Box<Outcome>),
+    pub fn stage_latency_ms_mut(&mut self) -> &mut BTreeMap<String, f64> {
+        match self {
+            Outcome::Answer(a) => &mut a.stage_latency_ms,
+            Outcome::Escalate(e) => &mut e.stage_latency_ms,
+        }
+    }
 }
 
 pub use policy_avro::now_millis;
 
-/// Builds the escalation ticket for a turn at whatever stage it stopped.
-pub fn escalate(state: &TurnState, reason_code: &str, reasons: Vec<String>) -> Outcome {
-    let enrichment = state.enrichment.as_ref();
+impl<S: StateParts> Turn<S> {
+    /// The escalation ticket for this turn, with whatever its state knows.
+    pub fn escalate(&self, code: ReasonCode, reasons: Vec<String>) -> Outcome {
+        escalation(
+            self,
+            self.state.enrichment(),
+            self.state.retrieval(),
+            code,
+            reasons,
+        )
+    }
+}
+
+/// The escalation ticket for a turn that stopped at any stage, with the parts known so far
+/// (enrich escalates with a partial enrichment before its state exists).
+pub fn escalation<S>(
+    turn: &Turn<S>,
+    enrichment: Option<&Enrichment>,
+    retrieval: Option<&Retrieval>,
+    code: ReasonCode,
+    reasons: Vec<String>,
+) -> Outcome {
     let mut context = BTreeMap::new();
     if let Some(e) = enrichment {
         context.insert("region_source".into(), e.region_source.clone());
@@ -62,32 +91,28 @@ pub fn escalate(state: &TurnState, reason_code: &str, reasons: Vec<String>) -> O
             context.insert("guardrail_flags".into(), e.guardrail_flags.join(","));
         }
     }
-    if let Some(r) = &state.retrieval {
+    if let Some(r) = retrieval {
         context.insert("confidence".into(), format!("{:.3}", r.confidence));
-        let top: Vec<&str> = r
-            .clauses
-            .iter()
-            .take(3)
-            .map(|c| c.clause_id.as_str())
-            .collect();
+        let top: Vec<String> = r.clauses.iter().take(3).map(|c| c.clause_id()).collect();
         context.insert("top_clauses".into(), top.join(","));
     }
     let question = enrichment
         .map(|e| e.sanitized_question.clone())
-        .unwrap_or_else(|| state.turn.question.clone());
+        .unwrap_or_else(|| turn.turn.question.clone());
     let region = enrichment
         .map(|e| e.region.as_str())
+        .filter(|r| !r.is_empty())
         .unwrap_or("unknown region");
     let summary = format!(
-        "Customer question needs a human agent ({reason_code}); region {region}: \"{}\"",
+        "Customer question needs a human agent ({code}); region {region}: \"{}\"",
         question.chars().take(200).collect::<String>()
     );
     Outcome::Escalate(Escalation {
-        conversation_id: state.turn.conversation_id.clone(),
-        turn_id: state.turn.turn_id.clone(),
-        user_id: state.turn.user_id.clone(),
+        conversation_id: turn.turn.conversation_id.clone(),
+        turn_id: turn.turn.turn_id.clone(),
+        user_id: turn.turn.user_id.clone(),
         question,
-        reason_code: reason_code.to_string(),
+        reason_code: code.as_str().to_string(),
         reasons,
         summary,
         resolved_region: enrichment.map(|e| e.region.clone()),
@@ -96,10 +121,10 @@ pub fn escalate(state: &TurnState, reason_code: &str, reasons: Vec<String>) -> O
             .filter(|v| !v.is_empty()),
         manifest_sha: enrichment.map(|e| e.manifest_sha.clone()),
         context,
-        input: state.input.clone(),
-        stage_latency_ms: state.stage_latency_ms.clone(),
+        input: turn.input.clone(),
+        stage_latency_ms: turn.stage_latency_ms.clone(),
         escalated_at: now_millis(),
         topic: None,
-        ip_region: state.turn.ip_region.clone(),
+        ip_region: turn.turn.ip_region.clone(),
     })
 }

@@ -12,7 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use policy_avro::PolicyChange;
+use policy_core::Corpus;
+
+use crate::serving::ServingState;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PublishedError {
@@ -169,6 +174,39 @@ pub fn current(data: &Path) -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// The serving state of the snapshot published at `git_sha`, if there is one: its corpus and
+/// manifest, after `refresh_index` brought the shared index up to date with what the reindex
+/// worker wrote for it.
+pub fn serving_state_at(
+    data: &Path,
+    git_sha: &str,
+    refresh_index: impl FnOnce(),
+) -> Option<ServingState> {
+    if check_sha(git_sha).is_err() {
+        return None;
+    }
+    let dir = snapshot_dir(data, git_sha);
+    if !dir.is_dir() {
+        return None;
+    }
+    refresh_index();
+    match crate::embedded::load_corpus(&dir) {
+        Ok(corpus) => Some(published_state(corpus, git_sha)),
+        Err(e) => {
+            tracing::error!(git_sha, error = %e, "published snapshot unreadable");
+            None
+        }
+    }
+}
+
+/// A published corpus served under its Git sha.
+pub fn published_state(corpus: Arc<Corpus>, git_sha: &str) -> ServingState {
+    let mut state = ServingState::from_corpus(corpus);
+    state.manifest_sha = git_sha.to_string();
+    state.git_sha = Some(git_sha.to_string());
+    state
 }
 
 #[cfg(test)]

@@ -3,8 +3,11 @@
 
 use std::sync::Arc;
 
-use policy_avro::{Retrieval, RetrievedClause, TurnState};
-use policy_search::{ConfidenceTiers, Reranker, RetrievalQuery, Retriever, SearchError, Tier};
+use policy_core::{ClauseRef, ReasonCode, RetrievedClause, Tier};
+use policy_search::{ClauseHit, ConfidenceTiers, Reranker, RetrievalQuery, Retriever, SearchError};
+
+use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
+use crate::state::{Enriched, Retrieval, Retrieved, Turn};
 
 pub struct RetrieveStage {
     retriever: Arc<dyn Retriever>,
@@ -13,8 +16,32 @@ pub struct RetrieveStage {
     top_k: usize,
 }
 
+impl std::fmt::Debug for RetrieveStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RetrieveStage")
+            .field("backend", &self.retriever.backend())
+            .field("tiers", &self.tiers)
+            .field("top_k", &self.top_k)
+            .finish()
+    }
+}
+
 /// Candidates fetched before reranking, per clause returned.
 const CANDIDATE_FACTOR: usize = 3;
+
+/// The domain shape of a search hit.
+fn retrieved(hit: ClauseHit) -> RetrievedClause {
+    RetrievedClause {
+        clause: ClauseRef::parse(&hit.clause_id)
+            .unwrap_or_else(|| ClauseRef::unchecked(&hit.clause_id)),
+        title: hit.title,
+        text: hit.text,
+        score: hit.score as f64,
+        lexical_rank: hit.lexical_rank,
+        vector_rank: hit.vector_rank,
+        status: hit.status,
+    }
+}
 
 impl RetrieveStage {
     pub fn new(
@@ -49,19 +76,25 @@ impl RetrieveStage {
         self.tiers
     }
 
-    /// Fills `state.retrieval`. Requires an enriched turn.
-    pub async fn retrieve(&self, mut state: TurnState) -> Result<TurnState, SearchError> {
-        let enrichment = state
-            .enrichment
-            .as_ref()
-            .expect("retrieve runs after enrich");
+    async fn retrieve(&self, turn: Turn<Enriched>) -> Result<Step<Retrieved>, StageError> {
+        let enrichment = &turn.state.enrichment;
         let query = RetrievalQuery {
             text: &enrichment.sanitized_question,
             region: &enrichment.region,
             version_id: &enrichment.version_id,
             top_k: self.top_k * CANDIDATE_FACTOR,
         };
-        let hits = self.retriever.retrieve(query).await?;
+        let hits = match self.retriever.retrieve(query).await {
+            Ok(hits) => hits,
+            // Never answer from a backend that crossed a policy boundary, never retry it either.
+            Err(e @ SearchError::BoundaryViolation { .. }) => {
+                return Ok(Step::Done(Box::new(turn.escalate(
+                    ReasonCode::RetrievalBoundaryViolation,
+                    vec![e.to_string()],
+                ))))
+            }
+            Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
+        };
         let mut hits = self.reranker.rerank(&enrichment.sanitized_question, hits);
         hits.truncate(self.top_k);
         let confidence = self.reranker.confidence(&hits);
@@ -70,25 +103,29 @@ impl RetrieveStage {
         if tier == Tier::Answer && enrichment.region_low_confidence {
             tier = Tier::Disclaimer;
         }
-        let clauses = hits
-            .into_iter()
-            .map(|h| RetrievedClause {
-                clause_id: h.clause_id,
-                version_id: h.version_id,
-                title: h.title,
-                text: h.text,
-                score: h.score as f64,
-                lexical_rank: h.lexical_rank.map(|r| r as i32),
-                vector_rank: h.vector_rank.map(|r| r as i32),
-                status: h.status,
-            })
-            .collect();
-        state.retrieval = Some(Retrieval {
-            clauses,
+        let retrieval = Retrieval {
+            clauses: hits.into_iter().map(retrieved).collect(),
             confidence,
-            tier: tier.as_str().to_string(),
+            tier,
             backend: self.retriever.backend().to_string(),
-        });
-        Ok(state)
+        };
+        let enrichment = turn.state.enrichment.clone();
+        Ok(Step::Next(turn.advance(Retrieved {
+            enrichment,
+            retrieval,
+        })))
+    }
+}
+
+impl Stage for RetrieveStage {
+    type Input = Enriched;
+    type Output = Retrieved;
+
+    fn name(&self) -> StageName {
+        StageName::Retrieve
+    }
+
+    fn run<'a>(&'a self, _: &'a TurnContext, turn: Turn<Enriched>) -> StageFuture<'a, Retrieved> {
+        Box::pin(self.retrieve(turn))
     }
 }

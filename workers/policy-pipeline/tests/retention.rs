@@ -77,7 +77,7 @@ async fn a_retired_version_is_served_as_stubs_and_never_answered_from() {
         "one stub per clause: every id stays resolvable"
     );
     for stub in &stubs {
-        assert_eq!(stub.status, "retired");
+        assert_eq!(stub.status, policy_core::ClauseStatus::Retired);
         assert!(stub.chunk_id.ends_with("/retired"), "{}", stub.chunk_id);
         assert!(stub.text.contains("no longer in effect"), "{}", stub.text);
     }
@@ -85,11 +85,11 @@ async fn a_retired_version_is_served_as_stubs_and_never_answered_from() {
         .index
         .version_chunks("us-v2")
         .iter()
-        .all(|c| c.status == "active"));
+        .all(|c| c.status == policy_core::ClauseStatus::Active));
 
     let input = InputCoordinates::default();
     match short
-        .pipeline
+        .chain
         .process(turn("old-order", "2024-06-01"), input.clone())
         .await
         .unwrap()
@@ -101,7 +101,7 @@ async fn a_retired_version_is_served_as_stubs_and_never_answered_from() {
         Outcome::Answer(a) => panic!("answered from a retired version: {}", a.answer_text),
     }
     match short
-        .pipeline
+        .chain
         .process(turn("recent-order", "2025-03-01"), input.clone())
         .await
         .unwrap()
@@ -118,9 +118,9 @@ async fn a_retired_version_is_served_as_stubs_and_never_answered_from() {
         .index
         .version_chunks("us-v1")
         .iter()
-        .all(|c| c.status == "active"));
+        .all(|c| c.status == policy_core::ClauseStatus::Active));
     match long
-        .pipeline
+        .chain
         .process(turn("old-order-again", "2024-06-01"), input)
         .await
         .unwrap()

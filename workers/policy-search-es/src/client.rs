@@ -63,10 +63,19 @@ pub struct EsClient {
     config: EsConfig,
 }
 
+impl std::fmt::Debug for EsClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EsClient")
+            .field("url", &self.config.url)
+            .field("index", &self.config.index)
+            .finish_non_exhaustive()
+    }
+}
+
 impl EsClient {
     /// Validates the configuration and builds the client; connects lazily.
     pub fn new(config: EsConfig) -> Result<EsClient, EsError> {
-        config.validate()?;
+        policy_settings::Settings::validate(&config).map_err(|e| EsError::Config(e.to_string()))?;
         let url = Url::parse(&config.url)
             .map_err(|e| EsError::Config(format!("POLICY_ES_URL `{}`: {e}", config.url)))?;
         // Timeouts are per request: a search and a bulk have very different budgets.
@@ -101,7 +110,7 @@ impl EsClient {
             .client
             .indices()
             .exists(IndicesExistsParts::Index(&[&self.config.index]))
-            .request_timeout(self.config.timeout)
+            .request_timeout(self.config.timeout())
             .send()
             .await
             .map_err(|e| EsError::transport("index exists", e))?;
@@ -122,7 +131,7 @@ impl EsClient {
             self.client
                 .indices()
                 .create(IndicesCreateParts::Index(&self.config.index))
-                .request_timeout(self.config.write_timeout)
+                .request_timeout(self.config.write_timeout())
                 .body(body::index_definition(dimension, self.config.vector_mode))
                 .send()
                 .await,
@@ -180,7 +189,7 @@ impl EsClient {
             "bulk",
             self.client
                 .bulk(BulkParts::Index(&self.config.index))
-                .request_timeout(self.config.write_timeout)
+                .request_timeout(self.config.write_timeout())
                 .refresh(Refresh::False)
                 .body(lines)
                 .send()
@@ -222,7 +231,7 @@ impl EsClient {
             "delete by query",
             self.client
                 .delete_by_query(DeleteByQueryParts::Index(&[&self.config.index]))
-                .request_timeout(self.config.write_timeout)
+                .request_timeout(self.config.write_timeout())
                 .conflicts(Conflicts::Proceed)
                 .refresh(false)
                 .body(query)
@@ -243,7 +252,7 @@ impl EsClient {
             "count",
             self.client
                 .count(CountParts::Index(&[&self.config.index]))
-                .request_timeout(self.config.timeout)
+                .request_timeout(self.config.timeout())
                 .body(query)
                 .send()
                 .await,
@@ -258,7 +267,7 @@ impl EsClient {
             self.client
                 .indices()
                 .refresh(IndicesRefreshParts::Index(&[&self.config.index]))
-                .request_timeout(self.config.write_timeout)
+                .request_timeout(self.config.write_timeout())
                 .send()
                 .await,
         )
@@ -276,7 +285,7 @@ impl EsClient {
             operation,
             self.client
                 .search(SearchParts::Index(&[&self.config.index]))
-                .request_timeout(self.config.timeout)
+                .request_timeout(self.config.timeout())
                 .body(request)
                 .send()
                 .await,

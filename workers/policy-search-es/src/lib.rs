@@ -75,9 +75,29 @@ impl EsError {
 
 impl From<EsError> for SearchError {
     fn from(error: EsError) -> SearchError {
+        const BACKEND: &str = "elasticsearch";
         match error {
             EsError::Embed(e) => SearchError::Embed(e),
-            other => SearchError::Backend(other.to_string()),
+            EsError::Boundary { chunk_id, wanted } => SearchError::BoundaryViolation {
+                backend: BACKEND,
+                chunk_id,
+                wanted,
+            },
+            // Unreachable, timed out or a 5xx/429: the cluster may recover.
+            EsError::Transport { .. } => SearchError::Unavailable {
+                backend: BACKEND,
+                reason: error.to_string(),
+            },
+            EsError::Rejected { status, .. } if status >= 500 || status == 429 => {
+                SearchError::Unavailable {
+                    backend: BACKEND,
+                    reason: error.to_string(),
+                }
+            }
+            other => SearchError::Failed {
+                backend: BACKEND,
+                reason: other.to_string(),
+            },
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::client::{EsClient, StoredChunk, VersionWrite};
 use crate::config::VectorMode;
 use crate::EsError;
 
+#[derive(Debug)]
 pub struct ElasticsearchRetriever {
     client: Arc<EsClient>,
     embedder: SharedEmbedder,
@@ -166,7 +167,7 @@ mod tests {
                 title: String::new(),
                 text: String::new(),
                 clause_text: String::new(),
-                status: "active".into(),
+                status: policy_core::ClauseStatus::Active,
             },
             embedding: vec![],
             score: 1.0,

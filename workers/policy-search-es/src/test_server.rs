@@ -11,6 +11,7 @@ use crate::{EsClient, EsConfig, VectorMode};
 
 pub const OSMEM_VERSION: &str = "0.1.6";
 
+#[derive(Debug)]
 pub struct OsmemServer {
     child: Child,
     // Held open: the server exits when its stdin closes, so a killed test leaves nothing behind.

@@ -22,7 +22,7 @@ fn chunk(version_id: &str, clause: &str, n: u32, text: &str) -> ChunkRecord {
         title: clause.into(),
         text: text.into(),
         clause_text: text.into(),
-        status: "active".into(),
+        status: policy_core::ClauseStatus::Active,
     }
 }
 

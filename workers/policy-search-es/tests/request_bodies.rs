@@ -43,7 +43,7 @@ fn chunk(clause_id: &str, n: u32) -> ChunkRecord {
         text: "Right of withdrawal: Withdrawal period. You may return an item within 30 days."
             .into(),
         clause_text: "You may return an item within 30 days of delivery.".into(),
-        status: "active".into(),
+        status: policy_core::ClauseStatus::Active,
     }
 }
 

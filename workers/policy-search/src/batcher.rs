@@ -44,6 +44,14 @@ pub struct EmbedBatcher {
     counters: Arc<Counters>,
 }
 
+impl std::fmt::Debug for EmbedBatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbedBatcher")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
 impl EmbedBatcher {
     /// Starts `threads` model threads sharing one queue; they end when the batcher is dropped.
     /// Each thread embeds whatever is queued (up to `max_batch`) as one batch, so with two

@@ -37,6 +37,15 @@ pub struct CachedEmbedder<E> {
     batcher: Option<EmbedBatcher>,
 }
 
+impl<E: Embedder> std::fmt::Debug for CachedEmbedder<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedEmbedder")
+            .field("model", &self.inner.model_id())
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Case and whitespace do not change what a customer asks.
 pub fn cache_key(text: &str) -> String {
     text.split_whitespace()

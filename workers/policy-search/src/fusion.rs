@@ -81,7 +81,7 @@ mod tests {
             title: clause.into(),
             text: format!("chunk {n} of {clause}"),
             clause_text: format!("text of {clause}"),
-            status: "active".into(),
+            status: policy_core::ClauseStatus::Active,
         }
     }
 

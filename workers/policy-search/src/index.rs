@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
+use policy_core::ClauseStatus;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
@@ -39,8 +40,8 @@ pub struct ChunkRecord {
     pub title: String,
     pub text: String,
     pub clause_text: String,
-    /// `active`, or `retired` for stub clauses of versions past their retention.
-    pub status: String,
+    /// Retired for the stub clauses of versions past their retention.
+    pub status: ClauseStatus,
 }
 
 #[derive(Clone, Copy)]
@@ -118,6 +119,16 @@ pub struct EmbeddedIndex {
     /// None when opened read-only: serving workers share the directory a reindex worker writes.
     writer: Option<Mutex<IndexWriter>>,
     store: RwLock<Arc<VectorStore>>,
+}
+
+impl std::fmt::Debug for EmbeddedIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedIndex")
+            .field("dir", &self.dir)
+            .field("chunks", &self.chunk_count())
+            .field("read_only", &self.writer.is_none())
+            .finish_non_exhaustive()
+    }
 }
 
 fn storage(path: &Path, e: impl std::fmt::Display) -> IndexError {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use policy_core::{chunk_clause, retention, Corpus};
+use policy_core::{chunk_clause, retention, ClauseStatus, Corpus};
 use sha2::{Digest, Sha256};
 
 use crate::embed::{embed_parallel, Embedder};
@@ -28,7 +28,7 @@ pub struct IndexReport {
 /// indexed through those sub-clauses: its own intro would otherwise compete with them for
 /// every question about the section. Each clause also gets a title-only chunk, because
 /// customers' questions often paraphrase the heading ("lost parcel") rather than the rule.
-pub fn chunk_records(corpus: &Corpus, version_id: &str, status: &str) -> Vec<ChunkRecord> {
+pub fn chunk_records(corpus: &Corpus, version_id: &str, status: ClauseStatus) -> Vec<ChunkRecord> {
     corpus
         .version_clauses(version_id)
         .filter(|clause| clause.text == clause.body)
@@ -45,7 +45,7 @@ pub fn chunk_records(corpus: &Corpus, version_id: &str, status: &str) -> Vec<Chu
                 title: clause.title.clone(),
                 text: context.clone(),
                 clause_text: clause.text.clone(),
-                status: status.to_string(),
+                status,
             };
             let body_context = context.clone();
             let body = chunk_clause(clause, MAX_CHUNK_CHARS)
@@ -64,7 +64,7 @@ pub fn chunk_records(corpus: &Corpus, version_id: &str, status: &str) -> Vec<Chu
                             .unwrap_or(&chunk.text)
                     ),
                     clause_text: clause.text.clone(),
-                    status: status.to_string(),
+                    status,
                 });
             let sentences: Vec<ChunkRecord> = {
                 let parts = policy_core::text::split_sentences(&clause.body);
@@ -80,7 +80,7 @@ pub fn chunk_records(corpus: &Corpus, version_id: &str, status: &str) -> Vec<Chu
                             title: clause.title.clone(),
                             text: format!("{context}. {sentence}"),
                             clause_text: clause.text.clone(),
-                            status: status.to_string(),
+                            status,
                         })
                         .collect()
                 } else {
@@ -107,11 +107,11 @@ pub fn fingerprint(chunks: &[ChunkRecord], model_id: &str) -> String {
     hasher.update(model_id.as_bytes());
     for chunk in chunks {
         for part in [
-            &chunk.chunk_id,
+            chunk.chunk_id.as_str(),
             &chunk.title,
             &chunk.text,
             &chunk.clause_text,
-            &chunk.status,
+            chunk.status.as_str(),
         ] {
             hasher.update(part.as_bytes());
             hasher.update([0]);
@@ -196,7 +196,7 @@ pub fn index_corpus_retiring(
             let chunks = if retired.contains(&v.id) {
                 stub_records(corpus, &v.id)
             } else {
-                chunk_records(corpus, &v.id, retention::ACTIVE)
+                chunk_records(corpus, &v.id, ClauseStatus::Active)
             };
             (v.id.clone(), chunks)
         })
@@ -223,7 +223,7 @@ pub fn stub_records(corpus: &Corpus, version_id: &str) -> Vec<ChunkRecord> {
                 title: clause.title.clone(),
                 text: stub.clone(),
                 clause_text: stub,
-                status: retention::RETIRED.to_string(),
+                status: ClauseStatus::Retired,
             }
         })
         .collect()

@@ -5,6 +5,8 @@ pub mod batcher;
 pub mod cache;
 pub mod contract;
 pub mod embed;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod fakes;
 pub mod fusion;
 pub mod index;
 pub mod indexer;

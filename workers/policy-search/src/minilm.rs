@@ -36,6 +36,12 @@ pub struct MiniLmEncoder {
     heads: usize,
 }
 
+impl std::fmt::Debug for MiniLmEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLmEncoder").finish_non_exhaustive()
+    }
+}
+
 struct Layer {
     qkv: Dense,
     attention_out: Dense,

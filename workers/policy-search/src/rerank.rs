@@ -77,22 +77,7 @@ impl Reranker for LexicalCosineReranker {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
-    Answer,
-    Disclaimer,
-    Escalate,
-}
-
-impl Tier {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Answer => "answer",
-            Tier::Disclaimer => "disclaimer",
-            Tier::Escalate => "escalate",
-        }
-    }
-}
+pub use policy_core::Tier;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConfidenceTiers {
@@ -134,7 +119,7 @@ mod tests {
             region: "eu".into(),
             title: title.into(),
             text: text.into(),
-            status: "active".into(),
+            status: policy_core::ClauseStatus::Active,
             fused,
             cosine,
             bm25: 0.0,

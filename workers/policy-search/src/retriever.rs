@@ -10,6 +10,7 @@ use crate::embed::{dot, EmbedError, Embedder};
 use crate::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use crate::index::{EmbeddedIndex, IndexError};
 use policy_core::synonyms::expand_query;
+use policy_core::ClauseStatus;
 
 #[derive(Debug, Clone, Copy)]
 pub struct RetrievalQuery<'a> {
@@ -28,7 +29,7 @@ pub struct ClauseHit {
     pub region: String,
     pub title: String,
     pub text: String,
-    pub status: String,
+    pub status: ClauseStatus,
     /// Reciprocal-rank fusion score of the best chunk.
     pub fused: f32,
     /// Best chunk cosine similarity with the query.
@@ -47,8 +48,37 @@ pub enum SearchError {
     Embed(#[from] EmbedError),
     #[error("{0}")]
     Index(#[from] IndexError),
-    #[error("search backend: {0}")]
-    Backend(String),
+    /// The backend could not be reached, timed out or answered with a server error.
+    #[error("search backend {backend} unavailable: {reason}")]
+    Unavailable {
+        backend: &'static str,
+        reason: String,
+    },
+    /// The backend refused the request or answered something unreadable: retrying the same
+    /// request will not help.
+    #[error("search backend {backend} failed: {reason}")]
+    Failed {
+        backend: &'static str,
+        reason: String,
+    },
+    /// The backend returned a chunk outside the query's (region, version).
+    #[error("search backend {backend} returned {chunk_id} for a query restricted to {wanted}")]
+    BoundaryViolation {
+        backend: &'static str,
+        chunk_id: String,
+        wanted: String,
+    },
+}
+
+impl SearchError {
+    /// Worth retrying later: the backend or the model may recover. A boundary violation is never
+    /// retried: the turn fails closed.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            SearchError::Unavailable { .. } | SearchError::Embed(_) | SearchError::Index(_)
+        )
+    }
 }
 
 pub type SearchFuture<'a> =
@@ -88,6 +118,14 @@ pub const LEG_DEPTH: usize = 50;
 pub struct EmbeddedRetriever {
     index: Arc<EmbeddedIndex>,
     embedder: SharedEmbedder,
+}
+
+impl std::fmt::Debug for EmbeddedRetriever {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedRetriever")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
 }
 
 impl EmbeddedRetriever {

@@ -45,7 +45,7 @@ fn chunk(version: &str, n: u32, text: &str) -> ChunkRecord {
         title: format!("Clause {n}"),
         text: text.into(),
         clause_text: text.into(),
-        status: "active".into(),
+        status: policy_core::ClauseStatus::Active,
     }
 }
 

@@ -1,28 +1,22 @@
-//! `policyctl`: one binary for operators and workers.
+//! `policyctl`: one binary for operators and workers. Each subcommand parses its arguments and
+//! settings, calls `policy-app` (or a component crate) and prints; no pipeline or worker logic
+//! lives here.
 
-mod cmd_ask;
-mod cmd_audit;
-mod cmd_bench;
-mod cmd_bench_retrieval;
-mod cmd_eval;
-mod cmd_loadtest;
-mod cmd_manifest;
-mod cmd_policy;
-mod cmd_registry;
-mod cmd_reindex;
-mod cmd_schemas;
-mod cmd_topics;
-mod cmd_worker;
-mod group_lag;
-mod handlers;
-mod loadtest_chart;
-mod search_backend;
+mod ask;
+mod bench;
+mod eval;
+mod loadtest;
+mod manifest;
+mod policy;
+mod registry;
+mod report;
+mod schemas;
 mod topics;
-mod via_kafka;
+mod worker;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -39,32 +33,32 @@ struct Cli {
 enum Command {
     /// Development schema registry (Confluent REST subset).
     #[command(subcommand)]
-    Registry(cmd_registry::RegistryCommand),
+    Registry(registry::RegistryCommand),
     /// Declarative topics: create missing, report drift.
     #[command(subcommand)]
-    Topics(cmd_topics::TopicsCommand),
+    Topics(topics::TopicsCommand),
     /// Validate a policy corpus: manifest rules, directories, clauses.
     #[command(subcommand)]
-    Manifest(cmd_manifest::ManifestCommand),
+    Manifest(manifest::ManifestCommand),
     /// Policy corpus in Git: validate a revision and publish it to the reindex workers.
     #[command(subcommand)]
-    Policy(cmd_policy::PolicyCommand),
+    Policy(policy::PolicyCommand),
     /// Run a pipeline stage (or all of them) as a consumer-group worker.
-    Worker(cmd_worker::WorkerArgs),
+    Worker(worker::WorkerArgs),
     /// Send one question through the running workers and print the outcome.
-    Ask(cmd_ask::AskArgs),
+    Ask(ask::AskArgs),
     /// Offer realistic load to the running workers and report latency and throughput.
-    Loadtest(cmd_loadtest::LoadtestArgs),
+    Loadtest(loadtest::LoadtestArgs),
     /// Run golden cases through the pipeline and report accuracy metrics.
-    Eval(cmd_eval::EvalArgs),
+    Eval(eval::EvalArgs),
     /// Audit analytics from ClickHouse: tables, an HTML report, alert thresholds (exit 2).
-    Report(cmd_audit::ReportArgs),
+    Report(report::ReportArgs),
     /// Benchmarks that need the servers (criterion covers the pure parts: `make bench`).
     #[command(subcommand)]
-    Bench(cmd_bench::BenchCommand),
+    Bench(bench::BenchCommand),
     /// Avro schemas: register them, check compatibility of a change.
     #[command(subcommand)]
-    Schemas(cmd_schemas::SchemasCommand),
+    Schemas(schemas::SchemasCommand),
 }
 
 fn init_tracing() {
@@ -78,16 +72,36 @@ fn init_tracing() {
         .init();
 }
 
+/// Every environment variable policyctl reads through its settings.
+fn known_variables() -> std::collections::BTreeSet<String> {
+    policy_settings::variables(&Cli::command())
+        .into_keys()
+        .collect()
+}
+
 fn main() -> ExitCode {
+    // Both run before any thread exists: they set environment variables.
     // candle splits every matrix product over RAYON_NUM_THREADS threads that spin-wait for each
     // other; on two cores shared with the broker that wastes CPU. The model parallelises across
-    // texts instead (POLICY_EMBED_THREADS, and every core for an index build). Set before any
-    // thread exists; an explicit RAYON_NUM_THREADS wins.
+    // texts instead (POLICY_EMBED_THREADS, and every core for an index build). An explicit
+    // RAYON_NUM_THREADS wins.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         std::env::set_var("RAYON_NUM_THREADS", "1");
     }
+    if let Err(e) = policy_settings::apply_config_file(&known_variables()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("{}", policy_settings::explain(&e, &Cli::command()));
+            return ExitCode::from(2);
+        }
+    };
     match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime.block_on(run()),
+        Ok(runtime) => runtime.block_on(run(cli)),
         Err(e) => {
             eprintln!("error: async runtime: {e}");
             ExitCode::FAILURE
@@ -95,21 +109,20 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run() -> ExitCode {
+async fn run(cli: Cli) -> ExitCode {
     init_tracing();
-    let cli = Cli::parse();
     let result = match cli.command {
-        Command::Registry(c) => cmd_registry::run(c).await,
-        Command::Topics(c) => cmd_topics::run(c).await,
-        Command::Manifest(c) => cmd_manifest::run(c).await,
-        Command::Policy(c) => cmd_policy::run(c).await,
-        Command::Schemas(c) => cmd_schemas::run(c).await,
-        Command::Eval(args) => cmd_eval::run(args).await,
-        Command::Worker(args) => cmd_worker::run(args).await,
-        Command::Ask(args) => cmd_ask::run(args).await,
-        Command::Loadtest(args) => cmd_loadtest::run(args).await,
-        Command::Report(args) => cmd_audit::report(args).await,
-        Command::Bench(c) => cmd_bench::run(c).await,
+        Command::Registry(c) => registry::run(c).await,
+        Command::Topics(c) => topics::run(c).await,
+        Command::Manifest(c) => manifest::run(c).await,
+        Command::Policy(c) => policy::run(c).await,
+        Command::Schemas(c) => schemas::run(c).await,
+        Command::Eval(args) => eval::run(args).await,
+        Command::Worker(args) => worker::run(args).await,
+        Command::Ask(args) => ask::run(args).await,
+        Command::Loadtest(args) => loadtest::run(args).await,
+        Command::Report(args) => report::run(args).await,
+        Command::Bench(c) => bench::run(c).await,
     };
     match result {
         Ok(code) => code,
@@ -120,12 +133,50 @@ async fn run() -> ExitCode {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM: the signal a supervisor sends to stop a worker.
-pub async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// The README's configuration table lists exactly the variables the settings read.
+    #[test]
+    fn the_readme_documents_every_variable_and_no_other() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+                .expect("README.md");
+        let table = readme
+            .split("## Configuration")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("a Configuration section");
+        let section = table
+            .split("### Settings")
+            .nth(1)
+            .and_then(|s| s.split("\n### ").next())
+            .expect("a Settings table under Configuration");
+        let documented: std::collections::BTreeSet<String> = section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| {
+                let first = l.split('|').nth(1).unwrap_or_default();
+                first
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let known = known_variables();
+        let undocumented: Vec<&String> = known.difference(&documented).collect();
+        let unknown: Vec<&String> = documented.difference(&known).collect();
+        assert!(
+            undocumented.is_empty() && unknown.is_empty(),
+            "README settings table out of step: undocumented {undocumented:?}, not read by any setting {unknown:?}"
+        );
     }
 }

@@ -10,15 +10,19 @@ use std::time::Duration;
 use common::audit::AuditDb;
 use common::workers::{apply_topics, index_copy, repo, Worker};
 use policy_audit::analytics::{self, Table, Window};
-use policy_audit::row::{self, Coordinates};
+use policy_audit::row;
 use policy_audit::AuditRow;
-use policy_avro::{AvroCodec, Citation, InputCoordinates, PolicyAnswer, SchemaName};
+use policy_avro::{
+    AvroCodec, Citation, InputCoordinates, InputCoordinates as Coordinates, PolicyAnswer,
+    SchemaName,
+};
 use policy_pipeline::generate::{GenerateFuture, GenerationRequest, Generator};
 use policy_pipeline::golden_turn::turn_for_case;
 use policy_pipeline::{embedded, ExtractiveGenerator, Outcome, PipelineConfig};
 
 /// The extractive generator, except that every eu-v4 citation is rewritten to eu-v3: the
 /// classic "cites the policy that was in force last year" defect.
+#[derive(Debug)]
 struct CitesPreviousEuVersion(ExtractiveGenerator);
 
 impl Generator for CitesPreviousEuVersion {
@@ -68,12 +72,10 @@ async fn eu_rows(generator: Arc<dyn Generator>) -> Vec<AuditRow> {
             partition: 0,
             offset: i as i64,
         };
-        rows.push(
-            match assembled.pipeline.process(turn, input).await.unwrap() {
-                Outcome::Answer(a) => row::from_answer(&a, &at),
-                Outcome::Escalate(e) => row::from_escalation(&e, &at),
-            },
-        );
+        rows.push(match assembled.chain.process(turn, input).await.unwrap() {
+            Outcome::Answer(a) => row::from_answer(&a, &at),
+            Outcome::Escalate(e) => row::from_escalation(&e, &at),
+        });
     }
     rows
 }

@@ -15,7 +15,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::Message;
 
 pub fn config() -> KafkaConfig {
-    KafkaConfig::from_env()
+    <KafkaConfig as policy_settings::Settings>::from_env().expect("Kafka settings")
 }
 
 pub fn registry() -> Arc<RegistryClient> {
@@ -334,7 +334,8 @@ pub mod audit {
     impl AuditDb {
         /// A fresh database (migrated) named after the test.
         pub async fn fresh(label: &str) -> AuditDb {
-            let mut config = AuditConfig::from_env().expect("audit config");
+            let mut config =
+                <AuditConfig as policy_settings::Settings>::from_env().expect("audit config");
             config.database = format!("audit_{label}_{}", uuid::Uuid::new_v4().simple());
             let store = AuditStore::connect(&config)
                 .await

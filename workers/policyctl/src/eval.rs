@@ -1,0 +1,66 @@
+//! `policyctl eval`: run golden cases through the pipeline and report the metrics the product
+//! is judged by; exit 1 when a threshold is not met.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use policy_app::eval::{EvalOptions, Thresholds};
+use policy_app::AppSettings;
+use policy_settings::Settings;
+
+#[derive(Args)]
+pub(crate) struct EvalArgs {
+    /// A .jsonl file or a directory of them.
+    #[arg(long, default_value = "golden/cases")]
+    golden: PathBuf,
+    /// Print one JSON object with every metric instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Thresholds: exit non-zero when one is not met.
+    #[arg(long, default_value_t = 0.97)]
+    min_outcome_accuracy: f64,
+    #[arg(long, default_value_t = 0.95)]
+    min_expected_clause_citation: f64,
+    #[arg(long, default_value_t = 0)]
+    max_wrong_version_answers: usize,
+    /// Only the first N cases (for quick runs).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Send the cases as turns through the real broker and the running workers
+    /// (`policyctl worker all`, or the per-stage workers) and collect their outcomes.
+    #[arg(long)]
+    via_kafka: bool,
+    /// How long to wait for all outcomes in --via-kafka mode.
+    #[arg(long, default_value_t = 300)]
+    timeout_secs: u64,
+    #[command(flatten)]
+    app: AppSettings,
+}
+
+pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    args.app.validate()?;
+    let options = EvalOptions {
+        golden: args.golden.clone(),
+        limit: args.limit,
+        via_kafka: args.via_kafka,
+        timeout: Duration::from_secs(args.timeout_secs),
+        thresholds: Thresholds {
+            min_outcome_accuracy: args.min_outcome_accuracy,
+            min_expected_clause_citation: args.min_expected_clause_citation,
+            max_wrong_version_answers: args.max_wrong_version_answers,
+        },
+    };
+    let report = policy_app::eval::run(&args.app, &options).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        print!("{}", report.render_text());
+    }
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
