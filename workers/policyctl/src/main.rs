@@ -59,6 +59,9 @@ enum Command {
     /// Avro schemas: register them, check compatibility of a change.
     #[command(subcommand)]
     Schemas(schemas::SchemasCommand),
+    /// Every setting (environment variable, flag, default, meaning) as a Markdown table: the
+    /// README's configuration reference.
+    Settings,
 }
 
 fn init_tracing() {
@@ -77,6 +80,32 @@ fn known_variables() -> std::collections::BTreeSet<String> {
     policy_settings::variables(&Cli::command())
         .into_keys()
         .collect()
+}
+
+/// Variables the process reads itself, before any settings are parsed.
+const PROCESS_VARIABLES: &[(&str, &str, &str)] = &[
+    ("POLICY_CONFIG", "unset", "TOML file of settings: each key is a variable below in lower case without `POLICY_` (`top_k = 3`); a variable that is set wins over the file"),
+    ("POLICY_LOG", "`info,rdkafka=warn`", "tracing filter (`tracing_subscriber::EnvFilter` syntax)"),
+    ("RAYON_NUM_THREADS", "`1` (set by policyctl)", "threads per matrix product inside the model; policyctl parallelises across texts instead (model threads; every core for an index build), which wastes less CPU on a small machine shared with the broker"),
+];
+
+/// The settings reference: one row per environment variable.
+fn settings_table() -> String {
+    let mut out = String::from("| variable | default | meaning |\n|---|---|---|\n");
+    for (name, default, help) in PROCESS_VARIABLES {
+        out.push_str(&format!("| `{name}` | {default} | {help} |\n"));
+    }
+    for variable in policy_settings::variables(&Cli::command()).values() {
+        let default = variable
+            .default
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .map(|d| format!("`{}`", d.replace('|', "\\|")))
+            .unwrap_or_else(|| "unset".into());
+        let help = variable.help.replace('|', "\\|").replace('\n', " ");
+        out.push_str(&format!("| `{}` | {default} | {help} |\n", variable.name));
+    }
+    out
 }
 
 fn main() -> ExitCode {
@@ -123,6 +152,10 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Loadtest(args) => loadtest::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::Bench(c) => bench::run(c).await,
+        Command::Settings => {
+            print!("{}", settings_table());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -171,7 +204,8 @@ mod tests {
                     .collect::<Vec<_>>()
             })
             .collect();
-        let known = known_variables();
+        let mut known = known_variables();
+        known.extend(PROCESS_VARIABLES.iter().map(|(name, _, _)| name.to_string()));
         let undocumented: Vec<&String> = known.difference(&documented).collect();
         let unknown: Vec<&String> = documented.difference(&known).collect();
         assert!(

@@ -9,9 +9,10 @@ use clap::Subcommand;
 pub(crate) enum RegistryCommand {
     /// Serve the development registry until SIGTERM.
     Serve {
+        /// Address the development schema registry listens on
         #[arg(long, env = "REGISTRY_LISTEN", default_value = "127.0.0.1:8081")]
         listen: SocketAddr,
-        /// Where ids and versions persist across restarts.
+        /// Where the development registry's ids and versions persist across restarts
         #[arg(long, env = "REGISTRY_DATA_DIR", default_value = ".run/registry")]
         data_dir: PathBuf,
     },
