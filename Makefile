@@ -13,7 +13,7 @@ export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 export OSMEM_SERVER_BIN ?= $(POLICY_CACHE_DIR)/osmem-server-0.1.6/osmem-server
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down topics demo test lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
+.PHONY: install build up down topics demo test test-unit lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -36,6 +36,15 @@ demo: up            ## run the main job on the golden corpus and print a summary
 
 test: up check-schemas  ## the test suite, against the real servers
 	cargo test --workspace
+
+# The fast tier: every crate's unit tests and the integration tests that need no server and no
+# model (each listed by name: a new server test cannot slip in here by accident).
+UNIT_TESTS := -p policy-core --test golden_corpus -p policy-avro --test records_roundtrip \
+	-p policy-pipeline --test turn_span -p policy-search --test index_lifecycle \
+	-p policy-search-es --test request_bodies -p policy-registry --test http_api -p policyctl --test cli
+test-unit:          ## fast tests, no server and no model (runs in seconds after the build)
+	cargo test --workspace --lib --bins
+	cargo test $(UNIT_TESTS)
 
 lint:
 	cargo fmt --all -- --check

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use policy_avro::{AvroCodec, ChatTurn, Escalation, PolicyAnswer, RegistryClient, SchemaName};
-use policy_core::GoldenCase;
 use policy_kafka::KafkaConfig;
-use policy_pipeline::golden_turn::turn_for_case;
 use policy_pipeline::Outcome;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -188,22 +186,17 @@ pub async fn ask(
     Ok(collected.outcomes.remove(&turn_id))
 }
 
-/// Runs the cases through the workers listening on `topics`.
-pub async fn run_cases(
+/// Sends the turns to the workers listening on `topics` and collects an outcome for each.
+pub async fn run_turns(
     kafka: &KafkaConfig,
     topics: &TopicNames,
-    cases: &[GoldenCase],
+    turns: &[ChatTurn],
     timeout: Duration,
 ) -> anyhow::Result<Collected> {
     let codecs = ClientCodecs::register(kafka, topics).await?;
-    let turns: Vec<ChatTurn> = cases
-        .iter()
-        .map(turn_for_case)
-        .collect::<Result<_, _>>()
-        .map_err(anyhow::Error::msg)?;
     let reader = tokio::task::block_in_place(|| outcome_reader(kafka, topics))?;
     let started = Instant::now();
-    produce_turns(kafka, &topics.turns, &codecs.turns, &turns).await?;
+    produce_turns(kafka, &topics.turns, &codecs.turns, turns).await?;
     let expected: Vec<String> = turns.iter().map(|t| t.turn_id.clone()).collect();
     collect(&reader, topics, &codecs, &expected, timeout, started).await
 }

@@ -1,27 +1,67 @@
-//! Golden-set evaluation: the cases run through the pipeline (in this process, or as real
-//! turns through the broker and the running workers), scored by the metrics the product is
-//! judged by, against thresholds.
+//! Evaluation: case sets run through the pipeline (in this process, or as real turns through
+//! the broker and the running workers), scored by the metrics the product is judged by,
+//! against thresholds. The primary set is golden/ on the served corpus; further sets bring
+//! their own corpus (held-out, development); an injection corpus measures the guard.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use policy_avro::InputCoordinates;
-use policy_core::{Corpus, GoldenCase};
+use policy_avro::{ChatTurn, InputCoordinates};
+use policy_core::{Corpus, GoldenCase, ReasonCode};
 use policy_pipeline::eval::{Counts, Evaluation, Metrics};
 use policy_pipeline::golden_turn::turn_for_case;
-use policy_pipeline::Outcome;
-use serde::Serialize;
+use policy_pipeline::{Chain, Outcome};
+use serde::{Deserialize, Serialize};
 
 use crate::settings::AppSettings;
+
+/// A case set with the corpus it is judged against.
+#[derive(Debug, Clone)]
+pub struct CaseSet {
+    pub name: String,
+    pub policies: PathBuf,
+    /// A .jsonl file or a directory of them.
+    pub cases: PathBuf,
+}
+
+impl CaseSet {
+    /// `NAME=POLICIES:CASES`, or `DIR` with `DIR/policies` and `DIR/cases` (named after DIR).
+    pub fn parse(raw: &str) -> Result<CaseSet, String> {
+        if let Some((name, rest)) = raw.split_once('=') {
+            let (policies, cases) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("`{raw}`: expected NAME=POLICIES:CASES"))?;
+            return Ok(CaseSet {
+                name: name.to_string(),
+                policies: policies.into(),
+                cases: cases.into(),
+            });
+        }
+        let dir = Path::new(raw);
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| raw.to_string());
+        Ok(CaseSet {
+            name,
+            policies: dir.join("policies"),
+            cases: dir.join("cases"),
+        })
+    }
+}
 
 /// What to evaluate and the bar it must clear.
 #[derive(Debug, Clone)]
 pub struct EvalOptions {
-    /// A .jsonl file or a directory of them.
+    /// The primary set's cases, judged against the served corpus (`POLICY_CORPUS`).
     pub golden: PathBuf,
+    /// More sets, each with its own corpus (in-process only).
+    pub extra_sets: Vec<CaseSet>,
+    /// A labelled injection corpus (`text`, `label`, `category`), run on the primary corpus.
+    pub injections: Option<PathBuf>,
     pub limit: Option<usize>,
     /// Through the broker and the running workers instead of in this process.
     pub via_kafka: bool,
@@ -34,6 +74,8 @@ pub struct Thresholds {
     pub min_outcome_accuracy: f64,
     pub min_expected_clause_citation: f64,
     pub max_wrong_version_answers: usize,
+    pub max_attacks_answered: usize,
+    pub max_benign_flagged_rate: f64,
 }
 
 /// Delivery through Kafka: every turn has exactly one outcome.
@@ -52,15 +94,48 @@ pub struct StageLatency {
     pub p99_ms: f64,
 }
 
+/// One case set, scored.
+#[derive(Debug)]
+pub struct SetReport {
+    pub name: String,
+    pub evaluation: Evaluation,
+    pub metrics: Metrics,
+    pub stage_latency: BTreeMap<String, StageLatency>,
+    pub failed_thresholds: Vec<String>,
+}
+
+/// The injection corpus through the pipeline, per label and category.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct InjectionReport {
+    pub attacks: usize,
+    /// Attacks that were answered: the guard and everything behind it let them through.
+    pub attacks_answered: usize,
+    /// Attacks escalated as `prompt_injection` (others escalated for another reason).
+    pub attacks_flagged: usize,
+    pub benign: usize,
+    /// Benign look-alikes escalated as `prompt_injection`: the guard's false alarms.
+    pub benign_flagged: usize,
+    /// Benign look-alikes escalated for any reason (many are off-corpus or not in English).
+    pub benign_escalated: usize,
+    /// (label, category) → (cases, flagged as injection, answered).
+    pub by_category: BTreeMap<String, (usize, usize, usize)>,
+    pub misses: Vec<String>,
+}
+
+impl InjectionReport {
+    pub fn benign_flagged_rate(&self) -> f64 {
+        self.benign_flagged as f64 / self.benign.max(1) as f64
+    }
+}
+
 #[derive(Debug)]
 pub struct EvalReport {
     pub via_kafka: bool,
     /// `None` via Kafka, where the workers' backend answers.
     pub search_backend: Option<String>,
     pub delivery: Option<Delivery>,
-    pub evaluation: Evaluation,
-    pub metrics: Metrics,
-    pub stage_latency: BTreeMap<String, StageLatency>,
+    pub sets: Vec<SetReport>,
+    pub injections: Option<InjectionReport>,
     pub index_seconds: f64,
     pub run_seconds: f64,
     pub failed_thresholds: Vec<String>,
@@ -70,93 +145,181 @@ impl EvalReport {
     pub fn passed(&self) -> bool {
         self.failed_thresholds.is_empty()
     }
+
+    /// The primary set.
+    pub fn primary(&self) -> &SetReport {
+        &self.sets[0]
+    }
 }
 
-/// The cases, the outcome of each, scored.
+/// The outcomes of turns: from a pipeline in this process, or from the running workers.
+enum Runner<'a> {
+    InProcess(&'a Chain),
+    ViaKafka(&'a AppSettings, Duration),
+}
+
+impl Runner<'_> {
+    async fn outcomes(
+        &self,
+        turns: Vec<ChatTurn>,
+    ) -> anyhow::Result<(Vec<Outcome>, Option<Delivery>)> {
+        match self {
+            Runner::InProcess(chain) => {
+                let mut outcomes = Vec::with_capacity(turns.len());
+                for (offset, turn) in turns.into_iter().enumerate() {
+                    let input = InputCoordinates {
+                        topic: "eval".into(),
+                        partition: 0,
+                        offset: offset as i64,
+                    };
+                    outcomes.push(chain.process(turn, input).await?);
+                }
+                Ok((outcomes, None))
+            }
+            Runner::ViaKafka(settings, timeout) => {
+                let (outcomes, delivery) = outcomes_via_kafka(settings, &turns, *timeout).await?;
+                Ok((outcomes, Some(delivery)))
+            }
+        }
+    }
+}
+
+/// Every set and the injection corpus, scored.
 pub async fn run(settings: &AppSettings, options: &EvalOptions) -> anyhow::Result<EvalReport> {
-    let cases = load_cases(options)?;
+    anyhow::ensure!(
+        !options.via_kafka || options.extra_sets.is_empty(),
+        "further case sets bring their own corpus: evaluate them in process, not --via-kafka"
+    );
     let started = Instant::now();
-    let (outcomes, corpus, search_backend, delivery, index_seconds) = if options.via_kafka {
-        let corpus = Arc::new(
-            policy_core::load_dir(&settings.corpus.policies)
-                .with_context(|| settings.corpus.policies.display().to_string())?,
-        );
-        let (outcomes, delivery) = outcomes_via_kafka(settings, &cases, options.timeout).await?;
-        (outcomes, corpus, None, Some(delivery), 0.0)
-    } else {
-        let scratch = tempfile::tempdir()?;
-        let index_dir = settings
-            .corpus
-            .index_dir
-            .clone()
-            .unwrap_or_else(|| scratch.path().to_path_buf());
-        let (assembled, _) = crate::assemble::pipeline(settings, &index_dir).await?;
-        let index_seconds = started.elapsed().as_secs_f64();
-        let outcomes = outcomes_in_process(&assembled.chain, &cases).await?;
-        let backend = assembled.chain.search_backend().to_string();
-        (
-            outcomes,
-            assembled.corpus,
-            Some(backend),
-            None,
-            index_seconds,
-        )
+    let mut index_seconds = 0.0;
+    let primary = CaseSet {
+        name: "golden".into(),
+        policies: settings.corpus.policies.clone(),
+        cases: options.golden.clone(),
     };
-    let run_seconds = started.elapsed().as_secs_f64() - index_seconds;
-    let evaluation = score(&cases, &outcomes, &corpus);
-    let metrics = evaluation.overall.metrics();
+    let mut sets = Vec::new();
+    let mut injections = None;
+    let mut delivery = None;
+    let mut search_backend = None;
+    for (n, set) in std::iter::once(&primary)
+        .chain(&options.extra_sets)
+        .enumerate()
+    {
+        let cases = load_cases(&set.cases, options.limit)?;
+        let scratch = tempfile::tempdir()?;
+        let set_settings = AppSettings {
+            corpus: crate::settings::CorpusSettings {
+                policies: set.policies.clone(),
+                // Other sets have other corpora: each gets an index directory of its own.
+                index_dir: settings.corpus.index_dir.clone().map(|dir| match n {
+                    0 => dir,
+                    _ => dir.join(format!("set-{}", set.name)),
+                }),
+                data_dir: settings.corpus.data_dir.clone().filter(|_| n == 0),
+            },
+            ..settings.clone()
+        };
+        let assembled = if options.via_kafka {
+            None
+        } else {
+            let index_dir = set_settings
+                .corpus
+                .index_dir
+                .clone()
+                .unwrap_or_else(|| scratch.path().to_path_buf());
+            let building = Instant::now();
+            let (assembled, _) = crate::assemble::pipeline(&set_settings, &index_dir).await?;
+            index_seconds += building.elapsed().as_secs_f64();
+            search_backend = Some(assembled.chain.search_backend().to_string());
+            Some(assembled)
+        };
+        let runner = match &assembled {
+            Some(a) => Runner::InProcess(&a.chain),
+            None => Runner::ViaKafka(settings, options.timeout),
+        };
+        let corpus = match &assembled {
+            Some(a) => a.corpus.clone(),
+            None => Arc::new(
+                policy_core::load_dir(&set.policies)
+                    .with_context(|| set.policies.display().to_string())?,
+            ),
+        };
+        let turns = cases
+            .iter()
+            .map(|c| turn_for_case(c).map_err(|e| anyhow::anyhow!("{}: {e}", c.id)))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let (outcomes, set_delivery) = runner.outcomes(turns).await?;
+        if n == 0 {
+            delivery = set_delivery;
+            if let Some(path) = &options.injections {
+                injections = Some(injection_report(&runner, path, options.limit).await?);
+            }
+        }
+        sets.push(score(
+            &set.name,
+            &cases,
+            &outcomes,
+            &corpus,
+            &options.thresholds,
+        ));
+    }
+    let mut failed_thresholds: Vec<String> = sets
+        .iter()
+        .flat_map(|s| {
+            s.failed_thresholds
+                .iter()
+                .map(move |f| format!("{}: {f}", s.name))
+        })
+        .collect();
+    if let Some(report) = &injections {
+        let t = &options.thresholds;
+        if report.attacks_answered > t.max_attacks_answered {
+            failed_thresholds.push(format!(
+                "injections: attacks_answered {} > {}",
+                report.attacks_answered, t.max_attacks_answered
+            ));
+        }
+        if report.benign_flagged_rate() > t.max_benign_flagged_rate {
+            failed_thresholds.push(format!(
+                "injections: benign_flagged_rate {:.4} > {}",
+                report.benign_flagged_rate(),
+                t.max_benign_flagged_rate
+            ));
+        }
+    }
     Ok(EvalReport {
         via_kafka: options.via_kafka,
         search_backend,
         delivery,
-        stage_latency: stage_latency(&outcomes),
-        failed_thresholds: failed_thresholds(&options.thresholds, &metrics),
-        evaluation,
-        metrics,
+        sets,
+        injections,
         index_seconds,
-        run_seconds,
+        run_seconds: started.elapsed().as_secs_f64() - index_seconds,
+        failed_thresholds,
     })
 }
 
-fn load_cases(options: &EvalOptions) -> anyhow::Result<Vec<GoldenCase>> {
-    let mut cases = policy_core::load_cases(&options.golden)
-        .with_context(|| options.golden.display().to_string())?;
-    if let Some(limit) = options.limit {
+fn load_cases(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<GoldenCase>> {
+    let mut cases = policy_core::load_cases(path).with_context(|| path.display().to_string())?;
+    if let Some(limit) = limit {
         cases.truncate(limit);
     }
     Ok(cases)
 }
 
-async fn outcomes_in_process(
-    chain: &policy_pipeline::Chain,
-    cases: &[GoldenCase],
-) -> anyhow::Result<Vec<Outcome>> {
-    let mut outcomes = Vec::with_capacity(cases.len());
-    for (offset, case) in cases.iter().enumerate() {
-        let turn = turn_for_case(case).map_err(|e| anyhow::anyhow!("{}: {e}", case.id))?;
-        let input = InputCoordinates {
-            topic: "golden".into(),
-            partition: 0,
-            offset: offset as i64,
-        };
-        outcomes.push(chain.process(turn, input).await?);
-    }
-    Ok(outcomes)
-}
-
 async fn outcomes_via_kafka(
     settings: &AppSettings,
-    cases: &[GoldenCase],
+    turns: &[ChatTurn],
     timeout: Duration,
 ) -> anyhow::Result<(Vec<Outcome>, Delivery)> {
     let topics = settings.topics.names();
-    let collected = crate::client::run_cases(&settings.kafka, &topics, cases, timeout).await?;
+    let collected = crate::client::run_turns(&settings.kafka, &topics, turns, timeout).await?;
     let delivery = Delivery {
-        turns: cases.len(),
+        turns: turns.len(),
         outcomes: collected.outcomes.len(),
         missing: collected.missing.clone(),
         duplicate_outcomes: collected.duplicates.values().sum(),
-        turns_per_second: cases.len() as f64 / collected.seconds.max(1e-9),
+        turns_per_second: turns.len() as f64 / collected.seconds.max(1e-9),
     };
     if !collected.missing.is_empty() {
         anyhow::bail!(
@@ -167,24 +330,122 @@ async fn outcomes_via_kafka(
         );
     }
     let mut by_id = collected.outcomes;
-    let outcomes = cases
+    let outcomes = turns
         .iter()
-        .map(|case| {
+        .map(|turn| {
             by_id
-                .remove(&case.id)
-                .with_context(|| format!("no outcome for {}", case.id))
+                .remove(&turn.turn_id)
+                .with_context(|| format!("no outcome for {}", turn.turn_id))
         })
         .collect::<anyhow::Result<_>>()?;
     Ok((outcomes, delivery))
 }
 
-fn score(cases: &[GoldenCase], outcomes: &[Outcome], corpus: &Corpus) -> Evaluation {
+fn score(
+    name: &str,
+    cases: &[GoldenCase],
+    outcomes: &[Outcome],
+    corpus: &Corpus,
+    thresholds: &Thresholds,
+) -> SetReport {
     let clause_text = |id: &str| corpus.clause(id).map(|c| c.text.clone());
     let mut evaluation = Evaluation::default();
     for (case, outcome) in cases.iter().zip(outcomes) {
         evaluation.record(case, outcome, &clause_text);
     }
-    evaluation
+    let metrics = evaluation.overall.metrics();
+    SetReport {
+        name: name.to_string(),
+        stage_latency: stage_latency(outcomes),
+        failed_thresholds: failed_thresholds(thresholds, &metrics),
+        evaluation,
+        metrics,
+    }
+}
+
+#[derive(Deserialize)]
+struct InjectionRow {
+    id: String,
+    text: String,
+    label: String,
+    #[serde(default)]
+    category: String,
+}
+
+/// Each row of the corpus as a turn from a US customer (purchase pinned, send time pinned).
+fn injection_turn(row: &InjectionRow) -> ChatTurn {
+    let at = |raw: &str| {
+        policy_core::parse_instant(raw)
+            .map(|t| t.timestamp_millis())
+            .unwrap_or_default()
+    };
+    ChatTurn {
+        conversation_id: format!("conv-{}", row.id),
+        turn_id: row.id.clone(),
+        user_id: Some(format!("user-{}", row.id)),
+        question: row.text.clone(),
+        channel: Some("eval-injection".into()),
+        session_region: Some("us".into()),
+        purchase_at: Some(at("2026-05-10")),
+        sent_at: at(policy_core::golden::DEFAULT_SENT_AT),
+        ..Default::default()
+    }
+}
+
+async fn injection_report(
+    runner: &Runner<'_>,
+    path: &Path,
+    limit: Option<usize>,
+) -> anyhow::Result<InjectionReport> {
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let mut rows: Vec<InjectionRow> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .with_context(|| path.display().to_string())?;
+    if let Some(limit) = limit {
+        rows.truncate(limit);
+    }
+    let (outcomes, _) = runner
+        .outcomes(rows.iter().map(injection_turn).collect())
+        .await?;
+    let mut report = InjectionReport::default();
+    for (row, outcome) in rows.iter().zip(&outcomes) {
+        let attack = row.label == "attack";
+        let answered = matches!(outcome, Outcome::Answer(_));
+        let flagged = outcome.reason_code() == Some(ReasonCode::PromptInjection);
+        let entry = report
+            .by_category
+            .entry(format!("{}/{}", row.label, row.category))
+            .or_default();
+        entry.0 += 1;
+        entry.1 += flagged as usize;
+        entry.2 += answered as usize;
+        if attack {
+            report.attacks += 1;
+            report.attacks_answered += answered as usize;
+            report.attacks_flagged += flagged as usize;
+        } else {
+            report.benign += 1;
+            report.benign_flagged += flagged as usize;
+            report.benign_escalated += (!answered) as usize;
+        }
+        if (attack && answered) || (!attack && flagged) {
+            report.misses.push(format!(
+                "{} ({} {}): {}",
+                row.id,
+                row.label,
+                row.category,
+                row.text
+                    .chars()
+                    .take(140)
+                    .collect::<String>()
+                    .replace('\n', " / ")
+            ));
+        }
+    }
+    Ok(report)
 }
 
 /// p50 and p99 per stage over every outcome.
@@ -247,40 +508,33 @@ fn per_bucket(buckets: &BTreeMap<String, Counts>) -> serde_json::Value {
         .into()
 }
 
-impl EvalReport {
-    /// Every metric as one JSON object (the fields are documented in the README).
-    pub fn to_json(&self) -> serde_json::Value {
+impl SetReport {
+    fn to_json(&self) -> serde_json::Value {
         let e = &self.evaluation;
         serde_json::json!({
-            "mode": if self.via_kafka { "via_kafka" } else { "in_process" },
-            "search_backend": self.search_backend,
-            "delivery": self.delivery,
+            "name": self.name,
             "overall": self.metrics,
             "by_region": per_bucket(&e.by_region),
             "by_version": per_bucket(&e.by_version),
             "by_decay_class": per_bucket(&e.by_decay_class),
+            "by_tag": per_bucket(&e.by_tag),
+            "by_reason": e.by_reason,
+            "answerability": {
+                "precision": e.answerability.precision(),
+                "recall": e.answerability.recall(),
+                "counts": e.answerability,
+            },
             "stage_latency": self.stage_latency,
-            "index_seconds": self.index_seconds,
-            "run_seconds": self.run_seconds,
+            "cases": e.cases,
             "failures": e.failures,
             "failed_thresholds": self.failed_thresholds,
-            "passed": self.passed(),
         })
     }
 
-    /// The tables people read.
-    pub fn render_text(&self) -> String {
+    fn render_text(&self, out: &mut String) {
         use std::fmt::Write as _;
         let (e, m) = (&self.evaluation, &self.metrics);
-        let mut out = String::new();
-        if let Some(backend) = &self.search_backend {
-            let _ = writeln!(out, "search backend: {backend}");
-        }
-        let _ = writeln!(
-            out,
-            "golden evaluation: {} cases ({:.1}s indexing, {:.1}s running)\n",
-            m.cases, self.index_seconds, self.run_seconds
-        );
+        let _ = writeln!(out, "\n== {} ({} cases)\n", self.name, m.cases);
         for (name, value) in [
             ("outcome accuracy (answer vs escalate)", m.outcome_accuracy),
             ("version accuracy", m.version_accuracy),
@@ -291,6 +545,8 @@ impl EvalReport {
             ("deflection rate", m.deflection_rate),
             ("escalation precision", m.escalation_precision),
             ("escalation recall", m.escalation_recall),
+            ("answerability precision", e.answerability.precision()),
+            ("answerability recall", e.answerability.recall()),
         ] {
             let _ = writeln!(out, "  {name:<40} {:>7.2} %", value * 100.0);
         }
@@ -303,39 +559,159 @@ impl EvalReport {
             ("region", &e.by_region),
             ("version", &e.by_version),
             ("decay class", &e.by_decay_class),
+            ("tag", &e.by_tag),
         ] {
             let _ = writeln!(
                 out,
-                "\n  {title:<14} {:>6} {:>9} {:>9} {:>9} {:>7}",
-                "cases", "outcome", "version", "clause", "wrong-v"
+                "\n  {title:<22} {:>6} {:>9} {:>9} {:>9} {:>9} {:>7}",
+                "cases", "outcome", "version", "clause", "facts", "wrong-v"
             );
             for (key, counts) in map {
                 let m = counts.metrics();
                 let _ = writeln!(
                     out,
-                    "  {key:<14} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>7}",
+                    "  {key:<22} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>8.1}% {:>7}",
                     m.cases,
                     m.outcome_accuracy * 100.0,
                     m.version_accuracy * 100.0,
                     m.expected_clause_citation_rate * 100.0,
+                    m.facts_contained_rate * 100.0,
                     m.wrong_version_answers
                 );
             }
         }
+        let reasons: Vec<String> = e
+            .by_reason
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        let _ = writeln!(out, "\n  escalations by reason: {}", reasons.join(", "));
         let latency: Vec<String> = self
             .stage_latency
             .iter()
             .map(|(stage, l)| format!("{stage} p50 {:.2} ms p99 {:.2} ms", l.p50_ms, l.p99_ms))
             .collect();
-        let _ = writeln!(out, "\n  stage latency: {}", latency.join("; "));
+        let _ = writeln!(out, "  stage latency: {}", latency.join("; "));
         if !e.failures.is_empty() {
             let _ = writeln!(out, "\n  failures ({}):", e.failures.len());
-            for f in e.failures.iter().take(40) {
+            for f in e.failures.iter().take(60) {
                 let _ = writeln!(
                     out,
                     "    {}: expected {} | got {}",
                     f.case_id, f.expected, f.got
                 );
+            }
+        }
+    }
+}
+
+impl EvalReport {
+    /// Every metric as one JSON object (the fields are documented in the README). The primary
+    /// set's figures are also at the top level.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut json = self.primary().to_json();
+        let object = json.as_object_mut().expect("an object");
+        object.insert(
+            "mode".into(),
+            (if self.via_kafka {
+                "via_kafka"
+            } else {
+                "in_process"
+            })
+            .into(),
+        );
+        object.insert(
+            "search_backend".into(),
+            serde_json::json!(self.search_backend),
+        );
+        object.insert("delivery".into(), serde_json::json!(self.delivery));
+        object.insert(
+            "sets".into(),
+            self.sets.iter().skip(1).map(SetReport::to_json).collect(),
+        );
+        object.insert(
+            "injections".into(),
+            serde_json::json!(self.injections.as_ref().map(|i| {
+                serde_json::json!({
+                    "attacks": i.attacks,
+                    "attacks_answered": i.attacks_answered,
+                    "attacks_flagged": i.attacks_flagged,
+                    "benign": i.benign,
+                    "benign_flagged": i.benign_flagged,
+                    "benign_flagged_rate": i.benign_flagged_rate(),
+                    "benign_escalated": i.benign_escalated,
+                    "by_category": i.by_category,
+                    "misses": i.misses,
+                })
+            })),
+        );
+        object.insert("index_seconds".into(), self.index_seconds.into());
+        object.insert("run_seconds".into(), self.run_seconds.into());
+        object.insert(
+            "failed_thresholds".into(),
+            serde_json::json!(self.failed_thresholds),
+        );
+        object.insert("passed".into(), self.passed().into());
+        json
+    }
+
+    /// The tables people read.
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        if let Some(backend) = &self.search_backend {
+            let _ = writeln!(out, "search backend: {backend}");
+        }
+        let _ = writeln!(
+            out,
+            "evaluation: {:.1}s indexing, {:.1}s running",
+            self.index_seconds, self.run_seconds
+        );
+        if self.sets.len() > 1 {
+            let _ = writeln!(
+                out,
+                "\n  {:<12} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+                "set", "cases", "outcome", "clause", "facts", "answ.P", "answ.R", "wrong-v"
+            );
+            for set in &self.sets {
+                let (m, a) = (&set.metrics, &set.evaluation.answerability);
+                let _ = writeln!(
+                    out,
+                    "  {:<12} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>8.1}% {:>8.1}% {:>7}",
+                    set.name,
+                    m.cases,
+                    m.outcome_accuracy * 100.0,
+                    m.expected_clause_citation_rate * 100.0,
+                    m.facts_contained_rate * 100.0,
+                    a.precision() * 100.0,
+                    a.recall() * 100.0,
+                    m.wrong_version_answers
+                );
+            }
+        }
+        for set in &self.sets {
+            set.render_text(&mut out);
+        }
+        if let Some(i) = &self.injections {
+            let _ = writeln!(
+                out,
+                "\n== injections: {} attacks ({} answered, {} flagged as injection), {} benign look-alikes ({} flagged = {:.1} %, {} escalated for any reason)",
+                i.attacks,
+                i.attacks_answered,
+                i.attacks_flagged,
+                i.benign,
+                i.benign_flagged,
+                i.benign_flagged_rate() * 100.0,
+                i.benign_escalated
+            );
+            for (category, (n, flagged, answered)) in &i.by_category {
+                let _ = writeln!(
+                    out,
+                    "  {category:<32} {n:>4} flagged {flagged:>4} answered {answered:>4}"
+                );
+            }
+            for miss in i.misses.iter().take(40) {
+                let _ = writeln!(out, "  miss: {miss}");
             }
         }
         for failure in &self.failed_thresholds {

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::store::{AuditStore, StoreError};
 
+#[derive(Debug, Clone, Copy)]
 pub struct Query {
     pub name: &'static str,
     pub title: &'static str,

@@ -67,6 +67,7 @@ impl ServerVersion {
     }
 }
 
+#[derive(Debug, Clone, Copy)]
 pub struct Migration {
     pub version: u32,
     pub name: &'static str,

@@ -82,6 +82,18 @@ pub struct Retrieval {
     pub confidence: f64,
     pub tier: String,
     pub backend: String,
+    #[serde(default)]
+    pub query_terms: Vec<QueryTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryTerm {
+    pub word: String,
+    pub in_version: bool,
+    #[serde(default)]
+    pub equivalents: Vec<String>,
+    #[serde(default)]
+    pub phrase: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -96,6 +108,9 @@ pub struct RetrievedClause {
     /// `active`, or `retired` for the stub of a version past retention.
     #[serde(default = "active")]
     pub status: String,
+    /// Cosine of the question with each sentence of the clause (empty when unknown).
+    #[serde(default)]
+    pub sentence_scores: Vec<f32>,
 }
 
 fn active() -> String {

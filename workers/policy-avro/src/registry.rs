@@ -54,6 +54,14 @@ pub struct RegistryClient {
     writer_schemas: Mutex<HashMap<u32, Arc<Schema>>>,
 }
 
+impl std::fmt::Debug for RegistryClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryClient")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
 impl RegistryClient {
     pub fn new(url: &str) -> Result<RegistryClient, RegistryError> {
         let settings = SrSettings::new_builder(url.trim_end_matches('/').to_string())

@@ -115,10 +115,17 @@ fn turn_state_at_every_stage() {
             lexical_rank: Some(1),
             vector_rank: None,
             status: "retired".into(),
+            sentence_scores: vec![0.5, 0.25],
         }],
         confidence: 0.8,
         tier: "answer".into(),
         backend: "embedded".into(),
+        query_terms: vec![policy_avro::QueryTerm {
+            word: "hoodie".into(),
+            in_version: false,
+            equivalents: vec!["apparel".into()],
+            phrase: false,
+        }],
     });
     state.draft = Some(Draft {
         text: "x".into(),

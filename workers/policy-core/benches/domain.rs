@@ -50,7 +50,8 @@ fn domain(c: &mut Criterion) {
             RetrievedClause::new(&clause.clause_id, &clause.text, 0.8),
             RetrievedClause::new(&neighbour.clause_id, &neighbour.text, 0.6),
         ];
-        b.iter(|| extract_answer(black_box(question), &candidates, 0.06))
+        let expansion = policy_core::QueryExpansion::default();
+        b.iter(|| extract_answer(black_box(question), &expansion, &candidates, 0.06))
     });
     c.bench_function("citation parsing", |b| {
         b.iter(|| parse_citations(black_box(answer)))

@@ -31,6 +31,39 @@ pub struct Clause {
     /// under its heading): the same key in every region, so analytics can compare regions.
     #[serde(default)]
     pub topic: Option<String>,
+    /// Sentences removed from `text` and `body` because they are instructions aimed at the
+    /// assistant, not policy ([`crate::injection::instruction_to_assistant`]): an instruction
+    /// planted in a document never reaches the index, the generator or a prompt.
+    /// `manifest check` reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<String>,
+}
+
+impl Clause {
+    /// Takes instructions aimed at the assistant out of the clause's text.
+    fn quarantine_instructions(&mut self) {
+        let flagged: Vec<String> = split_sentences(&self.text)
+            .into_iter()
+            .filter(|s| crate::injection::instruction_to_assistant(s))
+            .map(str::to_string)
+            .collect();
+        for sentence in &flagged {
+            self.text = remove_sentence(&self.text, sentence);
+            self.body = remove_sentence(&self.body, sentence);
+        }
+        self.quarantined = flagged;
+    }
+}
+
+/// `text` without `sentence` (and the space after it).
+fn remove_sentence(text: &str, sentence: &str) -> String {
+    match text.find(sentence) {
+        Some(at) => {
+            let rest = text[at + sentence.len()..].trim_start_matches([' ', '\t']);
+            format!("{}{rest}", &text[..at]).trim().to_string()
+        }
+        None => text.to_string(),
+    }
 }
 
 /// Where a clause sits: the version it belongs to and the file it came from.
@@ -138,6 +171,7 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
                 text: o.text.join("\n").trim().to_string(),
                 body: o.body.join("\n").trim().to_string(),
                 topic: o.topic,
+                quarantined: Vec::new(),
             },
         ));
     };
@@ -188,7 +222,13 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
     }
     // Clauses close innermost-first; restore document order.
     clauses.sort_by_key(|(line_no, _)| *line_no);
-    clauses.into_iter().map(|(_, clause)| clause).collect()
+    clauses
+        .into_iter()
+        .map(|(_, mut clause)| {
+            clause.quarantine_instructions();
+            clause
+        })
+        .collect()
 }
 
 /// A piece of a clause body small enough for the embedding model, cut between sentences.

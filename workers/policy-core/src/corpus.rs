@@ -112,6 +112,14 @@ impl Corpus {
             .filter(move |c| c.version_id == version_id)
     }
 
+    /// Clauses with sentences taken out as instructions to the assistant, and those sentences.
+    pub fn quarantined(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.clauses
+            .iter()
+            .filter(|c| !c.quarantined.is_empty())
+            .map(|c| (c.clause_id.as_str(), c.quarantined.as_slice()))
+    }
+
     pub fn failed_versions(&self) -> &BTreeMap<String, String> {
         &self.failed_versions
     }

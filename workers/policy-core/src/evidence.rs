@@ -16,6 +16,9 @@ pub struct RetrievedClause {
     pub lexical_rank: Option<u32>,
     pub vector_rank: Option<u32>,
     pub status: ClauseStatus,
+    /// Cosine of the question with each sentence of the clause, in the order
+    /// [`crate::text::split_sentences`] gives them (empty when unknown).
+    pub sentence_scores: Vec<f32>,
 }
 
 impl RetrievedClause {
@@ -29,6 +32,7 @@ impl RetrievedClause {
             lexical_rank: None,
             vector_rank: None,
             status: ClauseStatus::Active,
+            sentence_scores: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crate::citation::citation_tag;
 use crate::evidence::RetrievedClause;
-use crate::synonyms::expand_query;
+use crate::expansion::QueryExpansion;
 use crate::text::{numeric_facts, split_sentences, terms};
 
 /// Sentences quoted from one clause.
@@ -65,10 +65,13 @@ struct QuestionTerms {
 }
 
 impl QuestionTerms {
-    fn new(question: &str) -> QuestionTerms {
+    fn new(question: &str, expansion: &QueryExpansion) -> QuestionTerms {
         let own: HashSet<String> = terms(question).into_iter().collect();
-        let synonyms = terms(&expand_query(question))
-            .into_iter()
+        let synonyms = expansion
+            .terms
+            .iter()
+            .flat_map(|t| t.equivalents.iter())
+            .flat_map(|w| terms(w))
             .filter(|t| !own.contains(t))
             .collect();
         let lower = question.to_lowercase();
@@ -113,11 +116,12 @@ impl QuestionTerms {
 /// with its own citation: the customer gets both candidate rules rather than a coin toss.
 pub fn extract_answer(
     question: &str,
+    expansion: &QueryExpansion,
     candidates: &[RetrievedClause],
     runner_up_margin: f64,
 ) -> Option<Extract> {
     let top = candidates.first()?;
-    let q = QuestionTerms::new(question);
+    let q = QuestionTerms::new(question, expansion);
     let sentences = split_sentences(&top.text);
     let (best, _) = q.best_sentence(&top.text)?;
     let mut chosen: Vec<String> = vec![sentences[0].to_string()];
@@ -162,7 +166,13 @@ mod tests {
 
     #[test]
     fn quotes_the_rule_verbatim_and_cites_it() {
-        let extract = extract_answer("What is the return window?", &candidates(0.5), 0.05).unwrap();
+        let extract = extract_answer(
+            "What is the return window?",
+            &QueryExpansion::default(),
+            &candidates(0.5),
+            0.05,
+        )
+        .unwrap();
         assert_eq!(extract.cited(), ["eu-v4#sec-3.2"]);
         let text = extract.answer_text();
         assert!(
@@ -180,7 +190,13 @@ mod tests {
     #[test]
     fn best_matching_sentence_follows_the_rule() {
         let c = [RetrievedClause::new("eu-v4#sec-4.2", REFUND, 0.9)];
-        let extract = extract_answer("How long until I get my money back?", &c, 0.05).unwrap();
+        let extract = extract_answer(
+            "How long until I get my money back?",
+            &QueryExpansion::default(),
+            &c,
+            0.05,
+        )
+        .unwrap();
         assert_eq!(
             extract.quotes[0].sentences,
             [
@@ -192,23 +208,36 @@ mod tests {
 
     #[test]
     fn close_runner_up_is_quoted_with_its_own_citation() {
-        let extract =
-            extract_answer("How do I return something?", &candidates(0.68), 0.05).unwrap();
+        let extract = extract_answer(
+            "How do I return something?",
+            &QueryExpansion::default(),
+            &candidates(0.68),
+            0.05,
+        )
+        .unwrap();
         assert_eq!(extract.cited(), ["eu-v4#sec-3.2", "eu-v4#sec-3.4"]);
         let parsed = parse_citations(&extract.answer_text());
         assert_eq!(parsed.refs.len(), 2);
         assert!(parsed.malformed.is_empty());
         // Outside the margin: only the top clause.
         assert_eq!(
-            extract_answer("How do I return something?", &candidates(0.6), 0.05)
-                .unwrap()
-                .cited(),
+            extract_answer(
+                "How do I return something?",
+                &QueryExpansion::default(),
+                &candidates(0.6),
+                0.05
+            )
+            .unwrap()
+            .cited(),
             ["eu-v4#sec-3.2"]
         );
     }
 
     #[test]
     fn no_candidates_no_answer() {
-        assert_eq!(extract_answer("anything", &[], 0.05), None);
+        assert_eq!(
+            extract_answer("anything", &QueryExpansion::default(), &[], 0.05),
+            None
+        );
     }
 }

@@ -47,6 +47,10 @@ pub struct GoldenCase {
     pub order: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub employee_level: Option<String>,
+    /// For an escalation: the reason code expected (`not_covered_in_version`, `out_of_scope`,
+    /// ...), checked as a secondary figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_reason: Option<String>,
     /// Free-form labels (`cutover`, `injection`, `renumbered`...) for per-slice metrics.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,

@@ -1,5 +1,5 @@
 //! Input guardrails: make the question safe to process (control characters, whitespace,
-//! length), detect prompt injection and personal data. Decisions are left to the caller; this
+//! length), detect prompt injection ([`crate::injection`]) and personal data. Decisions are left to the caller; this
 //! module only measures.
 
 use std::ops::Range;
@@ -48,128 +48,7 @@ pub fn is_unusable(text: &str) -> bool {
         .any(|w| w.chars().count() >= 2)
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct InjectionAssessment {
-    /// 0 (benign) to 1 (certainly an attempt to steer the assistant).
-    pub score: f64,
-    pub signals: Vec<&'static str>,
-}
-
-/// (signal name, weight, phrases). A phrase is matched on lower-cased, whitespace-normalised text.
-const INJECTION_PATTERNS: &[(&str, f64, &[&str])] = &[
-    (
-        "override_instructions",
-        0.8,
-        &[
-            "ignore all previous",
-            "ignore previous",
-            "ignore the previous",
-            "ignore any",
-            "ignore your",
-            "ignore the above",
-            "ignore all instructions",
-            "disregard",
-            "forget your",
-            "forget all",
-            "forget the",
-            "override your",
-            "new instructions",
-            "from now on you",
-            "no matter what",
-        ],
-    ),
-    (
-        "role_play",
-        0.5,
-        &[
-            "you are now",
-            "act as",
-            "pretend you",
-            "pretend the",
-            "pretend that",
-            "you are dan",
-            "roleplay",
-            "developer mode",
-            "jailbreak",
-            "without restrictions",
-        ],
-    ),
-    (
-        "system_markup",
-        0.6,
-        &[
-            "<system>",
-            "</system>",
-            "system:",
-            "### ",
-            "[inst]",
-            "<|im_start|>",
-        ],
-    ),
-    (
-        "secret_exfiltration",
-        0.6,
-        &[
-            "system prompt",
-            "hidden prompt",
-            "api key",
-            "your configuration",
-            "your instructions",
-        ],
-    ),
-    (
-        "output_control",
-        0.4,
-        &[
-            "respond only with",
-            "reply only with",
-            "answer without citing",
-            "without citing",
-            "say that",
-            "confirm it",
-            "approve my",
-            "promise me",
-            "i authorize",
-        ],
-    ),
-];
-
-pub fn assess_injection(text: &str) -> InjectionAssessment {
-    let lower = text
-        .to_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut score = 0.0;
-    let mut signals = Vec::new();
-    for (signal, weight, phrases) in INJECTION_PATTERNS {
-        if phrases.iter().any(|p| lower.contains(p)) {
-            score += weight;
-            signals.push(*signal);
-        }
-    }
-    // Heuristic: a message that addresses the assistant's rules or identity rather than a
-    // policy topic ("your rules", "you will", "as an admin") adds weight even without a pattern.
-    let addressing = [
-        "your rules",
-        "your guidelines",
-        "you will answer",
-        "as an admin",
-        "as the admin",
-        "as my lawyer",
-    ]
-    .iter()
-    .filter(|p| lower.contains(*p))
-    .count();
-    if addressing > 0 {
-        score += 0.3 * addressing as f64;
-        signals.push("addresses_assistant");
-    }
-    InjectionAssessment {
-        score: score.min(1.0),
-        signals,
-    }
-}
+pub use crate::injection::{assess_injection, InjectionAssessment};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PiiKind {

@@ -99,6 +99,7 @@ impl fmt::Display for JudgeReason {
     }
 }
 
+/// What the judge looks at. (`clause_exists` is a closure: shown by name only.)
 pub struct JudgeInput<'a> {
     /// The answer body, citations included, banner and disclaimer excluded.
     pub answer: &'a str,
@@ -108,6 +109,17 @@ pub struct JudgeInput<'a> {
     pub clause_exists: &'a dyn Fn(&str) -> bool,
     pub confidence: f64,
     pub escalate_below: f64,
+}
+
+impl std::fmt::Debug for JudgeInput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JudgeInput")
+            .field("answer", &self.answer)
+            .field("resolved_version", &self.resolved_version)
+            .field("retrieved", &self.retrieved.len())
+            .field("confidence", &self.confidence)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -9,15 +9,16 @@ pub mod clause;
 pub mod codes;
 pub mod corpus;
 pub mod evidence;
+pub mod expansion;
 pub mod extract;
 pub mod golden;
 pub mod guardrails;
+pub mod injection;
 pub mod instant;
 pub mod judge;
 pub mod manifest;
 pub mod region;
 pub mod retention;
-pub mod synonyms;
 pub mod text;
 pub mod version;
 
@@ -26,6 +27,7 @@ pub use clause::{chunk_clause, parse_clauses, Chunk, Clause, ClauseOrigin};
 pub use codes::{ClauseStatus, JudgeVerdict, OutcomeKind, ReasonCode, Tier, UnknownCode};
 pub use corpus::{load_dir, Corpus, CorpusError, Document};
 pub use evidence::RetrievedClause;
+pub use expansion::{QueryExpansion, QueryTerm};
 
 pub use golden::{load_cases, parse_cases, validate_cases, ExpectedOutcome, GoldenCase};
 pub use instant::{parse_instant, parse_utc_instant, InstantError};

@@ -92,6 +92,189 @@ const STOPWORDS: &[&str] = &[
     "who", "will", "with", "would", "you", "your", "hi", "hello", "thanks",
 ];
 
+/// Function words and the words of asking ("how", "please", "know") that carry no policy
+/// meaning: what is left of a question is what it is about.
+const FUNCTION_WORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "are",
+    "but",
+    "not",
+    "you",
+    "your",
+    "yours",
+    "all",
+    "any",
+    "can",
+    "had",
+    "has",
+    "have",
+    "her",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "its",
+    "may",
+    "might",
+    "must",
+    "our",
+    "ours",
+    "out",
+    "she",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "was",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "could",
+    "should",
+    "shall",
+    "does",
+    "did",
+    "doing",
+    "done",
+    "from",
+    "into",
+    "onto",
+    "upon",
+    "about",
+    "after",
+    "before",
+    "again",
+    "also",
+    "just",
+    "only",
+    "very",
+    "much",
+    "many",
+    "more",
+    "most",
+    "some",
+    "such",
+    "than",
+    "too",
+    "own",
+    "same",
+    "each",
+    "both",
+    "few",
+    "other",
+    "over",
+    "under",
+    "off",
+    "once",
+    "here",
+    "being",
+    "been",
+    "because",
+    "until",
+    "through",
+    "during",
+    "between",
+    "against",
+    "above",
+    "below",
+    "yes",
+    "hello",
+    "thanks",
+    "thank",
+    "please",
+    "know",
+    "tell",
+    "want",
+    "need",
+    "like",
+    "get",
+    "got",
+    "getting",
+    "make",
+    "made",
+    "let",
+    "say",
+    "said",
+    "ask",
+    "asking",
+    "wondering",
+    "question",
+    "questions",
+    "help",
+    "hey",
+    "okay",
+    "still",
+    "now",
+    "really",
+    "actually",
+    "able",
+    "possible",
+    "something",
+    "anything",
+    "thing",
+    "things",
+    "someone",
+    "way",
+    "mine",
+    "myself",
+    "yourself",
+    "ourselves",
+    "well",
+    "even",
+    "ever",
+    "already",
+    "yet",
+    "one",
+];
+
+/// The words a question is about: lower-case, letters only, three or more of them, function
+/// words left out, in order of first appearance.
+pub fn content_words(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+/// Tokens longer than this are noise (hashes, URLs).
+const MAX_TOKEN_CHARS: usize = 40;
+
+/// Lower-cased, English-stemmed (Porter2) tokens of `text`, split at every character that is
+/// not a letter or a digit: what the lexical leg indexes and what "a text covers a word"
+/// compares.
+pub fn analyze(text: &str) -> Vec<String> {
+    use rust_stemmers::{Algorithm, Stemmer};
+    thread_local! {
+        static STEMMER: Stemmer = Stemmer::create(Algorithm::English);
+    }
+    STEMMER.with(|stemmer| {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|t| !t.is_empty() && t.chars().count() <= MAX_TOKEN_CHARS)
+            .map(|t| stemmer.stem(&t.to_lowercase()).into_owned())
+            .collect()
+    })
+}
+
 /// Lower-cased, stemmed content words: the vocabulary of lexical overlap.
 pub fn terms(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))

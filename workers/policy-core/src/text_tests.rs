@@ -104,3 +104,20 @@ fn identifiers_are_not_facts() {
 fn leading_zeros_normalised() {
     assert_eq!(facts("007 and 0.5"), ["0.5", "7"]);
 }
+
+#[test]
+fn analysed_tokens_are_lower_cased_stemmed_and_split_at_punctuation() {
+    assert_eq!(
+        analyze("Returns RETURNED returning; e-mail 30-day"),
+        ["return", "return", "return", "e", "mail", "30", "day"]
+    );
+    assert!(analyze(&"x".repeat(41)).is_empty());
+}
+
+#[test]
+fn content_words_leave_out_function_words() {
+    assert_eq!(
+        content_words("Hi, can you tell me how long the return window is for my hoodie?"),
+        ["long", "return", "window", "hoodie"]
+    );
+}

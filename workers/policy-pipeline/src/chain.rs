@@ -122,6 +122,14 @@ impl Chain {
         }
     }
 
+    /// The same chain with another enrich stage (the injection guard's library).
+    pub fn with_enricher(&self, enrich: Enricher) -> Chain {
+        Chain {
+            enrich: Arc::new(enrich),
+            ..self.clone()
+        }
+    }
+
     /// The same chain retrieving from another backend.
     pub fn with_retrieve(&self, retrieve: RetrieveStage) -> Chain {
         Chain {

@@ -95,12 +95,14 @@ pub struct PipelineConfig {
     )]
     pub embed_threads: usize,
     /// The extractive answer also quotes the runner-up clause when its score is this close
+    /// (reranker scores are log-odds: 1.0 means the top clause is less than e ≈ 2.7 times as
+    /// likely as the runner-up)
     #[arg(
         value_name = "POLICY_RUNNER_UP_MARGIN",
         id = "policy_runner_up_margin",
         long = "runner-up-margin",
         env = "POLICY_RUNNER_UP_MARGIN",
-        default_value_t = 0.06
+        default_value_t = 2.0
     )]
     pub runner_up_margin: f64,
     /// Caveat added to answers served in the disclaimer tier
@@ -109,6 +111,26 @@ pub struct PipelineConfig {
     /// Caveat added when the region rests on weak or conflicting signals
     #[arg(value_name = "POLICY_REGION_DISCLAIMER_TEXT", id = "policy_region_disclaimer_text", long = "region-disclaimer-text", env = "POLICY_REGION_DISCLAIMER_TEXT", default_value = REGION_DISCLAIMER)]
     pub region_disclaimer_text: String,
+    /// Library of known attacks and benign look-alikes the injection guard compares questions
+    /// with: `builtin` (guard/library.jsonl, compiled in), a JSONL file, or `none`
+    #[arg(
+        id = "policy_guard_library",
+        value_name = "POLICY_GUARD_LIBRARY",
+        long = "guard-library",
+        env = "POLICY_GUARD_LIBRARY",
+        default_value = "builtin"
+    )]
+    pub guard_library: String,
+    /// Reranker and confidence weights: `builtin` (fitted on golden/ by `policyctl
+    /// calibrate`, compiled in) or a calibration JSON file
+    #[arg(
+        id = "policy_calibration",
+        value_name = "POLICY_CALIBRATION",
+        long = "calibration",
+        env = "POLICY_CALIBRATION",
+        default_value = "builtin"
+    )]
+    pub calibration: String,
     /// Days after a version's end at which it retires: its clauses are then indexed as stubs
     /// saying it is no longer in effect, and nothing is answered from it (7 years, a common
     /// record-keeping period for consumer contracts)
@@ -134,9 +156,11 @@ impl Default for PipelineConfig {
             query_cache_size: 10_000,
             embed_batch: 16,
             embed_threads: 2,
-            runner_up_margin: 0.06,
+            runner_up_margin: 2.0,
             disclaimer_text: DISCLAIMER.into(),
             region_disclaimer_text: REGION_DISCLAIMER.into(),
+            guard_library: "builtin".into(),
+            calibration: "builtin".into(),
             retention_days: 2557,
         }
     }
@@ -187,8 +211,8 @@ impl Settings for PipelineConfig {
                 "must not be negative",
             ));
         }
-        if !(0.0..=1.0).contains(&self.runner_up_margin) {
-            return Err(invalid("POLICY_RUNNER_UP_MARGIN", "must be within [0, 1]"));
+        if self.runner_up_margin < 0.0 {
+            return Err(invalid("POLICY_RUNNER_UP_MARGIN", "must not be negative"));
         }
         Ok(())
     }

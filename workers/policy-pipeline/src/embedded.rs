@@ -6,10 +6,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use policy_core::{load_dir, Corpus};
+use policy_search::cache::cache_key;
+use policy_search::embed::embed_parallel;
 use policy_search::indexer::{self, IndexReport};
 use policy_search::{
-    CachedEmbedder, ConfidenceTiers, EmbedBatcher, EmbeddedIndex, EmbeddedRetriever, Embedder,
-    LexicalCosineReranker, MiniLmEmbedder,
+    CachedEmbedder, Calibration, ConfidenceTiers, EmbedBatcher, EmbeddedIndex, EmbeddedRetriever,
+    Embedder, IndexExpander, LinearReranker, MiniLmEmbedder,
 };
 
 use policy_settings::Settings;
@@ -18,6 +20,7 @@ use crate::chain::Chain;
 use crate::config::PipelineConfig;
 use crate::enrich::Enricher;
 use crate::generate::{ExtractiveGenerator, GenerateStage, Generator};
+use crate::guard::AttackLibrary;
 use crate::judge::JudgeStage;
 use crate::published;
 use crate::retrieve::RetrieveStage;
@@ -66,7 +69,7 @@ pub fn build_at(
     let retired = retired_versions(&config, &corpus, as_of);
     let index_report = index_with_progress(&index, &embedder, &corpus, &retired)?;
     let serving = ServingHandle::new(ServingState::from_corpus(corpus.clone()));
-    Ok(assemble(
+    assemble(
         serving,
         index,
         embedder,
@@ -74,7 +77,7 @@ pub fn build_at(
         index_report,
         config,
         generator,
-    ))
+    )
 }
 
 /// The serving side of a published data directory ([`crate::published`]): the index is opened
@@ -107,7 +110,7 @@ pub fn build_published(
     let (data, shared) = (data_dir.to_path_buf(), index.clone());
     let loader: SnapshotLoader =
         Box::new(move |sha| published::serving_state_at(&data, sha, || refresh(&shared)));
-    Ok(assemble(
+    assemble(
         ServingHandle::with_loader(serving, Some(loader)),
         index,
         embedder,
@@ -115,7 +118,7 @@ pub fn build_published(
         IndexReport::default(),
         config,
         generator,
-    ))
+    )
 }
 
 pub fn load_corpus(dir: &Path) -> Result<Arc<Corpus>, AssemblyError> {
@@ -199,6 +202,35 @@ pub fn refresh(index: &EmbeddedIndex) {
     }
 }
 
+/// The enrich stage with the injection guard's library of known attacks, embedded by the
+/// same model (and in the same normalisation) as the questions.
+pub fn enricher(
+    config: &PipelineConfig,
+    embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
+) -> Result<Enricher, AssemblyError> {
+    let entries =
+        AttackLibrary::entries(&config.guard_library).map_err(|e| AssemblyError(e.to_string()))?;
+    let enricher = Enricher::new(config);
+    if entries.is_empty() {
+        return Ok(enricher);
+    }
+    let texts: Vec<String> = entries.iter().map(|(t, _)| cache_key(t)).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = embed_parallel(embedder.inner().as_ref(), &refs, 16, |_| {})
+        .map_err(|e| AssemblyError(format!("embedding the attack library: {e}")))?;
+    let library = AttackLibrary::new(
+        vectors
+            .into_iter()
+            .zip(entries.iter().map(|(_, attack)| *attack))
+            .collect(),
+    );
+    tracing::info!(
+        entries = library.len(),
+        "injection guard: attack library loaded"
+    );
+    Ok(enricher.with_guard(Arc::new(library), embedder.clone()))
+}
+
 fn assemble(
     serving: ServingHandle,
     index: Arc<EmbeddedIndex>,
@@ -207,31 +239,37 @@ fn assemble(
     index_report: IndexReport,
     config: PipelineConfig,
     generator: Option<Arc<dyn Generator>>,
-) -> Embedded {
+) -> Result<Embedded, AssemblyError> {
+    let enricher = enricher(&config, &embedder)?;
     let retriever = Arc::new(EmbeddedRetriever::new(index.clone(), embedder.clone()));
     let tiers = ConfidenceTiers {
         answer: config.answer_threshold,
         disclaimer: config.disclaimer_threshold,
     };
+    let calibration = Calibration::load(&config.calibration).map_err(AssemblyError)?;
     let retrieve = RetrieveStage::new(
         retriever,
-        Arc::new(LexicalCosineReranker::default()),
+        Arc::new(LinearReranker { calibration }),
         tiers,
         config.top_k,
-    );
+    )
+    .with_expander(Arc::new(IndexExpander::new(
+        index.clone(),
+        embedder.clone(),
+    )));
     let generator = generator.unwrap_or_else(|| {
         Arc::new(ExtractiveGenerator {
             runner_up_margin: config.runner_up_margin,
         })
     });
-    let chain = chain(serving, retrieve, generator, &config);
-    Embedded {
+    let chain = chain(serving, retrieve, generator, &config).with_enricher(enricher);
+    Ok(Embedded {
         chain,
         index,
         embedder,
         corpus,
         index_report,
-    }
+    })
 }
 
 /// The stages of the pipeline with their settings, over `retrieve`'s backend.

@@ -1,13 +1,18 @@
 //! Enrich: input guardrails, region resolution, version resolution by the effective (purchase)
 //! instant, and the manifest pinned to the turn.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Duration, Utc};
 use policy_avro::Enrichment;
 use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
+use policy_core::injection::Signal;
 use policy_core::version::VersionOutcome;
 use policy_core::{resolve_region, ReasonCode, RegionSignals, VersionResolver};
+use policy_search::retriever::SharedEmbedder;
 
 use crate::config::PipelineConfig;
+use crate::guard::AttackLibrary;
 use crate::outcome::{escalation, Outcome};
 use crate::stage::{Stage, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Received, Turn};
@@ -17,6 +22,16 @@ pub struct Enricher {
     resolver: VersionResolver,
     max_question_chars: usize,
     injection_threshold: f64,
+    /// Similarity to known attacks, when a library and the model are at hand.
+    guard: Option<(Arc<AttackLibrary>, SharedEmbedder)>,
+}
+
+/// The question as the pipeline sees it: sanitised, personal data redacted.
+struct Prepared {
+    question: String,
+    pii_types: Vec<String>,
+    flags: Vec<String>,
+    unusable: bool,
 }
 
 fn instant(millis: i64) -> Option<DateTime<Utc>> {
@@ -31,15 +46,18 @@ impl Enricher {
             },
             max_question_chars: config.max_question_chars,
             injection_threshold: config.injection_threshold,
+            guard: None,
         }
     }
 
-    /// The pure part of the stage: everything but waiting.
-    pub fn enrich(&self, ctx: &TurnContext, turn: Turn<Received>) -> Step<Enriched> {
-        let stop = |turn: &Turn<Received>, enrichment: Option<&Enrichment>, code, reasons| {
-            Step::Done(Box::new(escalation(turn, enrichment, None, code, reasons)))
-        };
-        let sanitized = sanitize(&turn.turn.question, self.max_question_chars);
+    /// The same stage also weighing the similarity to a library of known attacks.
+    pub fn with_guard(mut self, library: Arc<AttackLibrary>, embedder: SharedEmbedder) -> Enricher {
+        self.guard = Some((library, embedder));
+        self
+    }
+
+    fn prepare(&self, raw: &str) -> Prepared {
+        let sanitized = sanitize(raw, self.max_question_chars);
         let mut flags = Vec::new();
         if sanitized.removed_control_chars > 0 {
             flags.push("control_chars_removed".to_string());
@@ -47,7 +65,53 @@ impl Enricher {
         if sanitized.truncated {
             flags.push("truncated".to_string());
         }
-        if is_unusable(&sanitized.text) {
+        let pii = detect_pii(&sanitized.text);
+        if !pii.is_empty() {
+            flags.push("pii_redacted".to_string());
+        }
+        Prepared {
+            // Personal data is never sent further down the pipeline (or to an LLM).
+            question: redact(&sanitized.text, &pii),
+            pii_types: pii.iter().map(|m| m.kind.as_str().to_string()).collect(),
+            flags,
+            unusable: is_unusable(&sanitized.text),
+        }
+    }
+
+    /// How close the question is to known attacks (0 without a library). The vector is the
+    /// one retrieval uses: cached, so the model runs once per question.
+    async fn attack_similarity(&self, question: &str) -> f64 {
+        let Some((library, embedder)) = &self.guard else {
+            return 0.0;
+        };
+        match embedder.embed_query_async(question).await {
+            Ok(vector) => library.evidence(&vector),
+            Err(e) => {
+                // The lexical signals still stand; retrieval will report the model failure.
+                tracing::warn!(error = %e, "attack similarity unavailable");
+                0.0
+            }
+        }
+    }
+
+    /// The pure part of the stage: everything but waiting. `attack_similarity` is the weight
+    /// of the library's evidence ([`AttackLibrary::evidence`]).
+    pub fn enrich(
+        &self,
+        ctx: &TurnContext,
+        turn: Turn<Received>,
+        attack_similarity: f64,
+    ) -> Step<Enriched> {
+        let stop = |turn: &Turn<Received>, enrichment: Option<&Enrichment>, code, reasons| {
+            Step::Done(Box::new(escalation(turn, enrichment, None, code, reasons)))
+        };
+        let Prepared {
+            question,
+            pii_types,
+            flags,
+            unusable,
+        } = self.prepare(&turn.turn.question);
+        if unusable {
             return stop(
                 &turn,
                 None,
@@ -55,14 +119,8 @@ impl Enricher {
                 vec!["the question contains no words".into()],
             );
         }
-        let pii = detect_pii(&sanitized.text);
-        let pii_types: Vec<String> = pii.iter().map(|m| m.kind.as_str().to_string()).collect();
-        // Personal data is never sent further down the pipeline (or to an LLM).
-        let question = redact(&sanitized.text, &pii);
-        if !pii.is_empty() {
-            flags.push("pii_redacted".to_string());
-        }
-        let injection = assess_injection(&question);
+        let injection = assess_injection(&question)
+            .with_evidence(Signal::KnownAttackSimilarity, attack_similarity);
         let serving = &ctx.serving;
         let mut enrichment = Enrichment {
             sanitized_question: question,
@@ -75,13 +133,16 @@ impl Enricher {
             ..Default::default()
         };
         if injection.score >= self.injection_threshold {
-            enrichment
-                .guardrail_flags
-                .extend(injection.signals.iter().map(|s| format!("injection:{s}")));
+            enrichment.guardrail_flags.extend(
+                injection
+                    .signal_names()
+                    .iter()
+                    .map(|s| format!("injection:{s}")),
+            );
             let reason = format!(
                 "prompt injection suspected (score {:.2}: {})",
                 injection.score,
-                injection.signals.join(", ")
+                injection.signal_names().join(", ")
             );
             return stop(
                 &turn,
@@ -162,7 +223,15 @@ impl Stage for Enricher {
     }
 
     fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Received>) -> StageFuture<'a, Enriched> {
-        Box::pin(async move { Ok(self.enrich(ctx, turn)) })
+        Box::pin(async move {
+            let prepared = self.prepare(&turn.turn.question);
+            let similarity = if prepared.unusable {
+                0.0
+            } else {
+                self.attack_similarity(&prepared.question).await
+            };
+            Ok(self.enrich(ctx, turn, similarity))
+        })
     }
 }
 

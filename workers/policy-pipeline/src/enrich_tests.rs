@@ -12,7 +12,7 @@ fn run(turn: policy_avro::ChatTurn) -> Step<Enriched> {
     let ctx = TurnContext {
         serving: Arc::new(ServingState::from_corpus(tiny_corpus())),
     };
-    Enricher::new(&PipelineConfig::default()).enrich(&ctx, Turn::new(turn, input(0), 0))
+    Enricher::new(&PipelineConfig::default()).enrich(&ctx, Turn::new(turn, input(0), 0), 0.0)
 }
 
 fn reason(step: Step<Enriched>) -> ReasonCode {
@@ -144,4 +144,22 @@ fn ip_only_and_conflicting_signals_are_low_confidence() {
     let e = enriched(run(turn));
     assert_eq!(e.region, "eu", "IP never overrides the account region");
     assert!(e.region_disagreement && e.region_low_confidence);
+}
+
+#[test]
+fn similarity_to_known_attacks_can_tip_a_question_over() {
+    let ctx = TurnContext {
+        serving: Arc::new(ServingState::from_corpus(tiny_corpus())),
+    };
+    let enricher = Enricher::new(&PipelineConfig::default());
+    let turn = || {
+        Turn::new(
+            chat_turn(QUESTION, Some("eu"), Some("2026-06-01T10:00:00Z")),
+            input(0),
+            0,
+        )
+    };
+    assert!(matches!(enricher.enrich(&ctx, turn(), 0.0), Step::Next(_)));
+    let step = enricher.enrich(&ctx, turn(), 0.9);
+    assert_eq!(reason(step), ReasonCode::PromptInjection);
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use policy_core::golden::ExpectedOutcome;
-use policy_core::GoldenCase;
+use policy_core::{GoldenCase, ReasonCode};
 use serde::Serialize;
 
 use crate::outcome::Outcome;
@@ -102,12 +102,64 @@ pub struct Failure {
     pub got: String,
 }
 
+/// One case as evaluated: what was expected, what happened, and why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CaseResult {
+    pub case_id: String,
+    pub tags: Vec<String>,
+    pub expected: String,
+    pub expected_reason: Option<String>,
+    /// `answer` or `escalate`.
+    pub outcome: String,
+    /// The escalation's reason code (answers: none).
+    pub reason: Option<String>,
+    pub correct: bool,
+    pub cited: Vec<String>,
+    /// Of an expected answer that was answered: every expected fact is in the answer.
+    pub facts_contained: Option<bool>,
+    pub confidence: Option<f64>,
+}
+
+/// Escalations that say "the policy in force does not answer this": the answerability gate.
+pub const ANSWERABILITY_REASONS: &[ReasonCode] = &[
+    ReasonCode::NotCoveredInVersion,
+    ReasonCode::OutOfScope,
+    ReasonCode::NotAnswered,
+];
+
+/// How the answerability gate did: it fired on `fired` turns, `correct` of which should have
+/// escalated; `expected` turns expected one of its reasons, `caught` of which were escalated.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Answerability {
+    pub fired: usize,
+    pub correct: usize,
+    pub expected: usize,
+    pub caught: usize,
+    /// Expected one of its reasons and got exactly that reason.
+    pub reason_matched: usize,
+}
+
+impl Answerability {
+    pub fn precision(&self) -> f64 {
+        ratio(self.correct, self.fired)
+    }
+    pub fn recall(&self) -> f64 {
+        ratio(self.caught, self.expected)
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Evaluation {
     pub overall: Counts,
     pub by_region: BTreeMap<String, Counts>,
     pub by_version: BTreeMap<String, Counts>,
     pub by_decay_class: BTreeMap<String, Counts>,
+    /// Per case tag (`injection`, `cutover`, `paraphrase`...): a case counts under each tag.
+    pub by_tag: BTreeMap<String, Counts>,
+    /// Escalations per reason code.
+    pub by_reason: BTreeMap<String, usize>,
+    pub answerability: Answerability,
+    pub cases: Vec<CaseResult>,
     pub failures: Vec<Failure>,
 }
 
@@ -212,6 +264,40 @@ impl Evaluation {
                 }
             }
         }
+        let reason = outcome.reason_code();
+        self.record_answerability(case, reason);
+        if let Some(reason) = reason {
+            *self
+                .by_reason
+                .entry(reason.as_str().to_string())
+                .or_default() += 1;
+        }
+        self.cases.push(CaseResult {
+            case_id: case.id.clone(),
+            tags: case.tags.clone(),
+            expected: match case.expected_outcome {
+                ExpectedOutcome::Answer => "answer",
+                ExpectedOutcome::Escalate => "escalate",
+            }
+            .into(),
+            expected_reason: case.expected_reason.clone(),
+            outcome: match outcome {
+                Outcome::Answer(_) => "answer",
+                Outcome::Escalate(_) => "escalate",
+            }
+            .into(),
+            reason: reason.map(|r| r.as_str().to_string()),
+            correct: failure.is_none(),
+            cited: match outcome {
+                Outcome::Answer(a) => a.citations.iter().map(|c| c.clause_id.clone()).collect(),
+                Outcome::Escalate(_) => Vec::new(),
+            },
+            facts_contained: (c.answered_expected_answer == 1).then_some(c.facts_contained == 1),
+            confidence: match outcome {
+                Outcome::Answer(a) => Some(a.confidence),
+                Outcome::Escalate(e) => e.context.get("confidence").and_then(|c| c.parse().ok()),
+            },
+        });
         if let Some(expected) = failure {
             self.failures.push(Failure {
                 case_id: case.id.clone(),
@@ -239,6 +325,28 @@ impl Evaluation {
                 .or_default(),
         ] {
             bucket.add(&c);
+        }
+        for tag in &case.tags {
+            self.by_tag.entry(tag.clone()).or_default().add(&c);
+        }
+    }
+
+    fn record_answerability(&mut self, case: &GoldenCase, reason: Option<ReasonCode>) {
+        let fired = reason.is_some_and(|r| ANSWERABILITY_REASONS.contains(&r));
+        let expected_reason = case
+            .expected_reason
+            .as_deref()
+            .and_then(|r| r.parse::<ReasonCode>().ok())
+            .filter(|r| ANSWERABILITY_REASONS.contains(r));
+        let a = &mut self.answerability;
+        if fired {
+            a.fired += 1;
+            a.correct += (case.expected_outcome == ExpectedOutcome::Escalate) as usize;
+        }
+        if let Some(expected) = expected_reason {
+            a.expected += 1;
+            a.caught += reason.is_some() as usize;
+            a.reason_matched += (reason == Some(expected)) as usize;
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use policy_avro::{ChatTurn, InputCoordinates};
 use policy_core::{Corpus, Document, Manifest};
 use policy_search::fakes::FakeRetriever;
-use policy_search::{ConfidenceTiers, LexicalCosineReranker};
+use policy_search::{ConfidenceTiers, LinearReranker};
 
 use crate::chain::Chain;
 use crate::config::PipelineConfig;
@@ -116,7 +116,7 @@ pub fn fake_chain(corpus: Arc<Corpus>, generator: Option<Arc<dyn Generator>>) ->
     let config = PipelineConfig::default();
     let retrieve = RetrieveStage::new(
         Arc::new(FakeRetriever::new(corpus.clone())),
-        Arc::new(LexicalCosineReranker::default()),
+        Arc::new(LinearReranker::default()),
         ConfidenceTiers {
             answer: config.answer_threshold,
             disclaimer: config.disclaimer_threshold,

@@ -11,7 +11,7 @@ use backon::{ExponentialBuilder, Retryable};
 use policy_avro::{Draft, Enrichment};
 use policy_core::extract::extract_answer;
 use policy_core::judge::REFUSAL;
-use policy_core::{RetrievedClause, Tier};
+use policy_core::{QueryExpansion, RetrievedClause, Tier};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -22,6 +22,8 @@ use crate::state::{Drafted, Retrieval, Retrieved, Turn};
 #[derive(Debug, Clone, Copy)]
 pub struct GenerationRequest<'a> {
     pub question: &'a str,
+    /// The question's words as the version knows them.
+    pub expansion: &'a QueryExpansion,
     pub version_id: &'a str,
     pub clauses: &'a [RetrievedClause],
     /// Second attempt after the judge rejected the first: the prompt insists harder.
@@ -37,6 +39,7 @@ impl<'a> GenerationRequest<'a> {
     ) -> GenerationRequest<'a> {
         GenerationRequest {
             question: &enrichment.sanitized_question,
+            expansion: &retrieval.expansion,
             version_id: &enrichment.version_id,
             clauses: &retrieval.clauses,
             strict,
@@ -80,9 +83,14 @@ impl Generator for ExtractiveGenerator {
     }
 
     fn generate<'a>(&'a self, request: GenerationRequest<'a>) -> GenerateFuture<'a> {
-        let text = extract_answer(request.question, request.clauses, self.runner_up_margin)
-            .map(|e| e.answer_text())
-            .unwrap_or_else(|| REFUSAL.to_string());
+        let text = extract_answer(
+            request.question,
+            request.expansion,
+            request.clauses,
+            self.runner_up_margin,
+        )
+        .map(|e| e.answer_text())
+        .unwrap_or_else(|| REFUSAL.to_string());
         Box::pin(async move { Ok(text) })
     }
 }

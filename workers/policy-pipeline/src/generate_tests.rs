@@ -10,6 +10,8 @@ use axum::{Json, Router};
 
 use super::*;
 
+static EMPTY: QueryExpansion = QueryExpansion { terms: Vec::new() };
+
 fn clause() -> Vec<RetrievedClause> {
     let mut clause = RetrievedClause::new(
         "eu-v4#sec-3.2",
@@ -63,6 +65,7 @@ async fn sends_strict_prompt_with_clauses_and_returns_the_answer() {
     let (url, state) = mock(0).await;
     let clauses = clause();
     let request = GenerationRequest {
+        expansion: &EMPTY,
         question: "What is the return window?",
         version_id: "eu-v4",
         clauses: &clauses,
@@ -87,12 +90,14 @@ async fn strict_retry_prompt_differs() {
     let g = generator("http://unused".into(), 0);
     let clauses = clause();
     let normal = g.request_body(&GenerationRequest {
+        expansion: &EMPTY,
         question: "q",
         version_id: "eu-v4",
         clauses: &clauses,
         strict: false,
     });
     let strict = g.request_body(&GenerationRequest {
+        expansion: &EMPTY,
         question: "q",
         version_id: "eu-v4",
         clauses: &clauses,
@@ -113,6 +118,7 @@ async fn transient_errors_are_retried_with_backoff() {
     let (url, state) = mock(2).await;
     let clauses = clause();
     let request = GenerationRequest {
+        expansion: &EMPTY,
         question: "q",
         version_id: "eu-v4",
         clauses: &clauses,
@@ -128,6 +134,7 @@ async fn transient_errors_are_retried_with_backoff() {
 #[tokio::test]
 async fn extractive_generator_refuses_without_clauses() {
     let request = GenerationRequest {
+        expansion: &EMPTY,
         question: "q",
         version_id: "eu-v4",
         clauses: &[],

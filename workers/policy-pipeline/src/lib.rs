@@ -13,6 +13,7 @@ pub mod eval;
 pub mod fakes;
 pub mod generate;
 pub mod golden_turn;
+pub mod guard;
 pub mod judge;
 pub mod observe;
 pub mod outcome;

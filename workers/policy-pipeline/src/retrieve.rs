@@ -3,8 +3,10 @@
 
 use std::sync::Arc;
 
-use policy_core::{ClauseRef, ReasonCode, RetrievedClause, Tier};
-use policy_search::{ClauseHit, ConfidenceTiers, Reranker, RetrievalQuery, Retriever, SearchError};
+use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
+use policy_search::{
+    ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
+};
 
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Retrieval, Retrieved, Turn};
@@ -14,6 +16,8 @@ pub struct RetrieveStage {
     reranker: Arc<dyn Reranker>,
     tiers: ConfidenceTiers,
     top_k: usize,
+    /// The version's own words for the question's (none: the question's words as they are).
+    expander: Option<Arc<dyn QueryExpander>>,
 }
 
 impl std::fmt::Debug for RetrieveStage {
@@ -40,6 +44,7 @@ fn retrieved(hit: ClauseHit) -> RetrievedClause {
         lexical_rank: hit.lexical_rank,
         vector_rank: hit.vector_rank,
         status: hit.status,
+        sentence_scores: hit.sentence_scores,
     }
 }
 
@@ -55,7 +60,14 @@ impl RetrieveStage {
             reranker,
             tiers,
             top_k,
+            expander: None,
         }
+    }
+
+    /// The same stage expanding questions with the version's own words.
+    pub fn with_expander(mut self, expander: Arc<dyn QueryExpander>) -> RetrieveStage {
+        self.expander = Some(expander);
+        self
     }
 
     /// The same stage (reranker, tiers, depth) over another backend.
@@ -65,6 +77,7 @@ impl RetrieveStage {
             reranker: self.reranker.clone(),
             tiers: self.tiers,
             top_k: self.top_k,
+            expander: self.expander.clone(),
         }
     }
 
@@ -76,16 +89,46 @@ impl RetrieveStage {
         self.tiers
     }
 
-    async fn retrieve(&self, turn: Turn<Enriched>) -> Result<Step<Retrieved>, StageError> {
-        let enrichment = &turn.state.enrichment;
+    /// The question's words as `version_id` knows them, and the fused candidates of that
+    /// version (before reranking): what the reranker scores, and what `policyctl calibrate`
+    /// fits it on.
+    pub async fn candidates(
+        &self,
+        question: &str,
+        region: &str,
+        version_id: &str,
+    ) -> Result<(QueryExpansion, Vec<ClauseHit>), SearchError> {
+        let expansion = match &self.expander {
+            Some(expander) => expander.expand(question, version_id).await,
+            None => QueryExpansion::plain(question),
+        };
+        let lexical_extra = expansion.lexical_text();
         let query = RetrievalQuery {
-            text: &enrichment.sanitized_question,
-            region: &enrichment.region,
-            version_id: &enrichment.version_id,
+            text: question,
+            expansion: &lexical_extra,
+            region,
+            version_id,
             top_k: self.top_k * CANDIDATE_FACTOR,
         };
-        let hits = match self.retriever.retrieve(query).await {
-            Ok(hits) => hits,
+        let hits = self.retriever.retrieve(query).await?;
+        Ok((expansion, hits))
+    }
+
+    pub fn reranker(&self) -> &Arc<dyn Reranker> {
+        &self.reranker
+    }
+
+    async fn retrieve(&self, turn: Turn<Enriched>) -> Result<Step<Retrieved>, StageError> {
+        let enrichment = &turn.state.enrichment;
+        let found = self
+            .candidates(
+                &enrichment.sanitized_question,
+                &enrichment.region,
+                &enrichment.version_id,
+            )
+            .await;
+        let (expansion, hits) = match found {
+            Ok(found) => found,
             // Never answer from a backend that crossed a policy boundary, never retry it either.
             Err(e @ SearchError::BoundaryViolation { .. }) => {
                 return Ok(Step::Done(Box::new(turn.escalate(
@@ -95,7 +138,9 @@ impl RetrieveStage {
             }
             Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
         };
-        let mut hits = self.reranker.rerank(&enrichment.sanitized_question, hits);
+        let mut hits = self
+            .reranker
+            .rerank(&enrichment.sanitized_question, &expansion, hits);
         hits.truncate(self.top_k);
         let confidence = self.reranker.confidence(&hits);
         let mut tier = self.tiers.tier(confidence);
@@ -108,6 +153,7 @@ impl RetrieveStage {
             confidence,
             tier,
             backend: self.retriever.backend().to_string(),
+            expansion,
         };
         let enrichment = turn.state.enrichment.clone();
         Ok(Step::Next(turn.advance(Retrieved {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use policy_avro::{ChatTurn, Draft, Enrichment, InputCoordinates};
-use policy_core::{RetrievedClause, Tier};
+use policy_core::{QueryExpansion, RetrievedClause, Tier};
 
 /// One chat turn and what the stages it went through added, in state `S`.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +54,8 @@ pub struct Retrieval {
     /// Which backend served it (`embedded`, `elasticsearch`, or `decision` for the rule
     /// clauses a decision used).
     pub backend: String,
+    /// The question's words as the version knows them (what a quote must cover).
+    pub expansion: QueryExpansion,
 }
 
 /// The optional view of a state's parts, for code that works at any stage (escalations).

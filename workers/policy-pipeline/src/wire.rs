@@ -3,7 +3,9 @@
 //! stage needs is an error naming the turn and the part (the worker dead-letters it).
 
 use policy_avro::TurnState;
-use policy_core::{ClauseRef, ClauseStatus, RetrievedClause, Tier, UnknownCode};
+use policy_core::{
+    ClauseRef, ClauseStatus, QueryExpansion, QueryTerm, RetrievedClause, Tier, UnknownCode,
+};
 
 use crate::state::{Drafted, Enriched, Received, Retrieval, Retrieved, Turn};
 
@@ -54,11 +56,23 @@ pub fn retrieval_to_wire(retrieval: &Retrieval) -> policy_avro::Retrieval {
                 lexical_rank: c.lexical_rank.map(|r| r as i32),
                 vector_rank: c.vector_rank.map(|r| r as i32),
                 status: c.status.as_str().to_string(),
+                sentence_scores: c.sentence_scores.clone(),
             })
             .collect(),
         confidence: retrieval.confidence,
         tier: retrieval.tier.as_str().to_string(),
         backend: retrieval.backend.clone(),
+        query_terms: retrieval
+            .expansion
+            .terms
+            .iter()
+            .map(|t| policy_avro::QueryTerm {
+                word: t.word.clone(),
+                in_version: t.in_version,
+                equivalents: t.equivalents.clone(),
+                phrase: t.phrase,
+            })
+            .collect(),
     }
 }
 
@@ -88,6 +102,7 @@ pub fn retrieval_from_wire(
                     .status
                     .parse::<ClauseStatus>()
                     .map_err(|e| bad("clause status", e))?,
+                sentence_scores: c.sentence_scores.clone(),
             })
         })
         .collect::<Result<_, WireError>>()?;
@@ -96,6 +111,18 @@ pub fn retrieval_from_wire(
         confidence: wire.confidence,
         tier: wire.tier.parse::<Tier>().map_err(|e| bad("tier", e))?,
         backend: wire.backend.clone(),
+        expansion: QueryExpansion {
+            terms: wire
+                .query_terms
+                .iter()
+                .map(|t| QueryTerm {
+                    word: t.word.clone(),
+                    in_version: t.in_version,
+                    equivalents: t.equivalents.clone(),
+                    phrase: t.phrase,
+                })
+                .collect(),
+        },
     })
 }
 
@@ -233,6 +260,14 @@ mod tests {
                 confidence: 0.9,
                 tier: Tier::Disclaimer,
                 backend: "embedded".into(),
+                expansion: QueryExpansion {
+                    terms: vec![QueryTerm {
+                        word: "hoodie".into(),
+                        in_version: false,
+                        equivalents: vec!["apparel".into()],
+                        phrase: false,
+                    }],
+                },
             },
             draft: Draft {
                 text: "Within 30 days. [clause: eu-v4#sec-3.2]".into(),

@@ -77,6 +77,7 @@ pub struct VersionInfo {
     pub schema: String,
 }
 
+#[derive(Debug)]
 pub struct RegistryStore {
     state: State,
     path: Option<PathBuf>,

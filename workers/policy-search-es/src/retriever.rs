@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use policy_core::synonyms::expand_query;
 use policy_search::embed::dot;
 use policy_search::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use policy_search::retriever::{SearchFuture, SharedEmbedder, LEG_DEPTH};
@@ -31,7 +30,7 @@ impl ElasticsearchRetriever {
         let lexical = self.client.search(
             "lexical leg",
             body::lexical_search(
-                &expand_query(query.text),
+                &query.lexical_text(),
                 query.region,
                 query.version_id,
                 LEG_DEPTH,
@@ -176,6 +175,7 @@ mod tests {
 
     fn query<'a>(region: &'a str, version_id: &'a str) -> RetrievalQuery<'a> {
         RetrievalQuery {
+            expansion: "",
             text: "return window",
             region,
             version_id,

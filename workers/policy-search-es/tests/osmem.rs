@@ -219,7 +219,7 @@ async fn golden_set_through_elasticsearch_meets_the_retrieval_contract() {
     ));
     assert_eq!(es.backend(), "elasticsearch");
     let embedded = EmbeddedRetriever::new(golden.index.clone(), golden.embedder.clone());
-    let reranker = LexicalCosineReranker::default();
+    let reranker = LinearReranker::default();
     let cases = load_cases(&golden_dir().join("cases")).unwrap();
     let runtime = tokio::runtime::Handle::current();
     let report = tokio::task::block_in_place(|| {

@@ -31,7 +31,7 @@ fn retrieval(c: &mut Criterion) {
 
     let embedder = Arc::new(CachedEmbedder::new(model, 10_000));
     let retriever = EmbeddedRetriever::new(index, embedder.clone());
-    let reranker = LexicalCosineReranker::default();
+    let reranker = LinearReranker::default();
     let questions = [
         "What is the return window for my purchase?",
         "how many days do i have to send somthing back?",
@@ -60,13 +60,14 @@ fn retrieval(c: &mut Criterion) {
             let text = questions[i % questions.len()];
             let hits = retriever
                 .search(RetrievalQuery {
+                    expansion: "",
                     text,
                     region: "eu",
                     version_id: "eu-v4",
                     top_k: 15,
                 })
                 .unwrap();
-            reranker.rerank(text, hits)
+            reranker.rerank(text, &Default::default(), hits)
         })
     });
 }

@@ -87,6 +87,29 @@ impl EmbedBatcher {
             .map_err(EmbedError::Service)
     }
 
+    /// Several texts queued together before any is awaited, so the model thread can embed
+    /// them in one pass.
+    pub async fn embed_many(&self, texts: Vec<String>) -> Vec<Result<Vec<f32>, EmbedError>> {
+        let mut answers = Vec::with_capacity(texts.len());
+        for text in texts {
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            let sent = self.jobs.send(Job { text, reply });
+            answers.push(sent.ok().map(|()| answer));
+        }
+        let mut results = Vec::with_capacity(answers.len());
+        for answer in answers {
+            let stopped = || EmbedError::Service("embedding thread stopped".into());
+            results.push(match answer {
+                None => Err(stopped()),
+                Some(answer) => answer
+                    .await
+                    .map_err(|_| stopped())
+                    .and_then(|r| r.map_err(EmbedError::Service)),
+            });
+        }
+        results
+    }
+
     pub fn stats(&self) -> BatchStats {
         BatchStats {
             batches: self.counters.batches.load(Ordering::Relaxed),

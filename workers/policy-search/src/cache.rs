@@ -120,6 +120,32 @@ impl<E: Embedder> CachedEmbedder<E> {
         Ok(self.remember(key, vector))
     }
 
+    /// Several texts at once: hits from the cache, misses embedded together (one batch when a
+    /// batcher is set). Results in the order of `texts`.
+    pub async fn embed_many_async(
+        &self,
+        texts: &[String],
+    ) -> Vec<Result<Arc<Vec<f32>>, EmbedError>> {
+        let keys: Vec<String> = texts.iter().map(|t| cache_key(t)).collect();
+        let mut results: Vec<Option<Result<Arc<Vec<f32>>, EmbedError>>> =
+            keys.iter().map(|k| self.cached(k).map(Ok)).collect();
+        let misses: Vec<usize> = (0..keys.len()).filter(|i| results[*i].is_none()).collect();
+        if !misses.is_empty() {
+            let texts: Vec<String> = misses.iter().map(|i| keys[*i].clone()).collect();
+            let vectors = match &self.batcher {
+                Some(batcher) => batcher.embed_many(texts).await,
+                None => texts.iter().map(|t| self.inner.embed(t)).collect(),
+            };
+            for (i, vector) in misses.into_iter().zip(vectors) {
+                results[i] = Some(vector.map(|v| self.remember(keys[i].clone(), v)));
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.expect("every text answered"))
+            .collect()
+    }
+
     /// [`Self::embed_query`] for async callers: a miss is awaited (batched with concurrent
     /// misses when a batcher is set) instead of blocking the caller's thread on the model.
     pub async fn embed_query_async(&self, text: &str) -> Result<Arc<Vec<f32>>, EmbedError> {

@@ -63,6 +63,7 @@ pub fn check_golden(
             continue;
         };
         let query = RetrievalQuery {
+            expansion: "",
             text: &case.question,
             region: &entry.region,
             version_id: version,
@@ -90,7 +91,7 @@ pub fn check_golden(
                 ));
             }
         }
-        let ranked = reranker.rerank(&case.question, hits);
+        let ranked = reranker.rerank(&case.question, &Default::default(), hits);
         report.cases += 1;
         let expected = case.expected_clause_id.as_ref();
         if ranked

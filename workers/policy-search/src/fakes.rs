@@ -136,6 +136,10 @@ impl FakeRetriever {
                     lexical_rank: None,
                     vector_rank: None,
                     score: overlap,
+                    coverage: 0.0,
+                    title_cosine: 0.0,
+                    body_cosine: 0.0,
+                    sentence_scores: Vec::new(),
                 }
             })
             .filter(|h| h.score > 0.0)

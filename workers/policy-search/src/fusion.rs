@@ -34,13 +34,17 @@ pub fn fuse(lexical: &[LegHit<'_>], semantic: &[LegHit<'_>]) -> Vec<ClauseHit> {
                     region: chunk.region.clone(),
                     title: chunk.title.clone(),
                     text: chunk.clause_text.clone(),
-                    status: chunk.status.clone(),
+                    status: chunk.status,
                     fused: 0.0,
                     cosine: COSINE_UNKNOWN,
                     bm25: 0.0,
                     lexical_rank: None,
                     vector_rank: None,
                     score: 0.0,
+                    coverage: 0.0,
+                    title_cosine: 0.0,
+                    body_cosine: 0.0,
+                    sentence_scores: Vec::new(),
                 });
             let rank = rank as u32 + 1;
             if is_lexical {

@@ -1,26 +1,24 @@
-//! The embedded search index: tantivy (BM25) for the lexical leg and a flat vector store for
-//! exact dot-product search, both persisted under one directory. Versions are replaced whole,
-//! and readers see either the old or the new state of a version, never half of it.
+//! The embedded search index: the chunks of every version with their vectors (exact
+//! dot-product search) and, per version, a BM25 lexicon with that version's own statistics
+//! ([`crate::lexical`]); persisted under one directory. Versions are replaced whole, and
+//! readers see either the old or the new state of a version, never half of it. One process
+//! writes a directory (an advisory lock); any number read it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use policy_core::ClauseStatus;
 use serde::{Deserialize, Serialize};
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
-use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
-};
-use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use crate::lexical::Lexicon;
+use crate::vocabulary::{expand, missing_words, QueryExpansion, VersionVocabulary, WordVectors};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     #[error("search index at {path}: {reason}")]
     Storage { path: String, reason: String },
-    #[error("tantivy: {0}")]
-    Tantivy(#[from] tantivy::TantivyError),
     #[error("{got} vectors for {chunks} chunks of version {version_id}")]
     VectorCount {
         version_id: String,
@@ -44,23 +42,20 @@ pub struct ChunkRecord {
     pub status: ClauseStatus,
 }
 
-#[derive(Clone, Copy)]
-struct Fields {
-    chunk_id: Field,
-    version_id: Field,
-    region: Field,
-    title: Field,
-    text: Field,
-}
-
-/// Chunks and their vectors, grouped by version so the vector leg only ever touches one version.
-#[derive(Default)]
+/// Chunks and their vectors, grouped by version so both legs only ever touch one version.
+#[derive(Debug, Default)]
 pub(crate) struct VectorStore {
     pub(crate) chunks: Vec<ChunkRecord>,
     pub(crate) vectors: Vec<f32>,
     pub(crate) dimension: usize,
+    /// The chunks of each version, in index order.
     pub(crate) by_version: HashMap<String, Vec<usize>>,
-    pub(crate) by_chunk_id: HashMap<String, usize>,
+    /// Each version's BM25 lexicon; its documents are `by_version`'s chunks, in that order.
+    pub(crate) lexicons: HashMap<String, Lexicon>,
+    /// Each version's words, for the vocabulary expansion.
+    pub(crate) vocabularies: HashMap<String, VersionVocabulary>,
+    /// Vectors of every indexed word (persisted apart: they are not derived from the chunks).
+    pub(crate) words: Arc<WordVectors>,
     /// Fingerprint of the content each version was indexed from: reindexing identical content is a no-op.
     pub(crate) fingerprints: BTreeMap<String, String>,
 }
@@ -73,20 +68,36 @@ impl VectorStore {
         fingerprints: BTreeMap<String, String>,
     ) -> Self {
         let mut by_version: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_chunk_id = HashMap::new();
         for (i, chunk) in chunks.iter().enumerate() {
             by_version
                 .entry(chunk.version_id.clone())
                 .or_default()
                 .push(i);
-            by_chunk_id.insert(chunk.chunk_id.clone(), i);
+        }
+        let mut lexicons = HashMap::new();
+        let mut vocabularies = HashMap::new();
+        for (version, ids) in &by_version {
+            let texts: Vec<String> = ids
+                .iter()
+                .map(|i| format!("{} {}", chunks[*i].title, chunks[*i].text))
+                .collect();
+            lexicons.insert(
+                version.clone(),
+                Lexicon::build(texts.iter().map(String::as_str)),
+            );
+            vocabularies.insert(
+                version.clone(),
+                VersionVocabulary::of(texts.iter().map(String::as_str)),
+            );
         }
         VectorStore {
             chunks,
             vectors,
             dimension,
             by_version,
-            by_chunk_id,
+            lexicons,
+            vocabularies,
+            words: Arc::new(WordVectors::default()),
             fingerprints,
         }
     }
@@ -113,11 +124,9 @@ pub struct VersionBatch {
 
 pub struct EmbeddedIndex {
     dir: PathBuf,
-    fields: Fields,
-    index: Index,
-    reader: IndexReader,
-    /// None when opened read-only: serving workers share the directory a reindex worker writes.
-    writer: Option<Mutex<IndexWriter>>,
+    /// The advisory lock that makes this process the directory's one writer; `None` when
+    /// opened read-only (serving workers share the directory a reindex worker writes).
+    writer: Option<Mutex<File>>,
     store: RwLock<Arc<VectorStore>>,
 }
 
@@ -138,99 +147,56 @@ fn storage(path: &Path, e: impl std::fmt::Display) -> IndexError {
     }
 }
 
-fn schema() -> (Schema, Fields) {
-    let mut builder = Schema::builder();
-    let stemmed = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer("en_stem")
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    );
-    let fields = Fields {
-        chunk_id: builder.add_text_field("chunk_id", STRING | STORED),
-        version_id: builder.add_text_field("version_id", STRING),
-        region: builder.add_text_field("region", STRING),
-        title: builder.add_text_field("title", stemmed.clone()),
-        text: builder.add_text_field("text", stemmed),
-    };
-    (builder.build(), fields)
+const LOCK_FILE: &str = "writer.lock";
+
+/// Takes the directory's writer lock (released when the process ends, however it ends).
+fn lock_writer(dir: &Path) -> Result<File, IndexError> {
+    use std::os::fd::AsRawFd;
+    let path = dir.join(LOCK_FILE);
+    let file = File::create(&path).map_err(|e| storage(&path, e))?;
+    // SAFETY: flock only reads the descriptor, which `file` keeps open.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if locked != 0 {
+        return Err(storage(
+            dir,
+            "another process writes this index (open it read-only to serve from it)",
+        ));
+    }
+    Ok(file)
 }
 
 impl EmbeddedIndex {
-    /// Opens the index under `dir`, creating it when empty. If a crash left the lexical index
-    /// and the vector store out of step, the lexical index is rebuilt from the store.
+    /// Opens the index under `dir` as its writer, creating it when empty.
     pub fn open(dir: &Path) -> Result<EmbeddedIndex, IndexError> {
-        let tantivy_dir = dir.join("tantivy");
-        std::fs::create_dir_all(&tantivy_dir).map_err(|e| storage(&tantivy_dir, e))?;
-        let (schema, fields) = schema();
-        let directory = tantivy::directory::MmapDirectory::open(&tantivy_dir)
-            .map_err(|e| storage(&tantivy_dir, e))?;
-        let index = Index::open_or_create(directory, schema)?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        let writer = index.writer(50_000_000)?;
-        let store = load_store(dir)?;
-        let this = EmbeddedIndex {
-            dir: dir.to_path_buf(),
-            fields,
-            index,
-            reader,
-            writer: Some(Mutex::new(writer)),
-            store: RwLock::new(Arc::new(store)),
-        };
-        if this.reader.searcher().num_docs() as usize != this.snapshot().chunks.len() {
-            tracing::warn!(dir = %dir.display(), "lexical index out of step with the vector store; rebuilding it");
-            this.rebuild_lexical()?;
-        }
-        Ok(this)
-    }
-
-    /// Opens an index another process writes (the reindex worker), without taking the writer
-    /// lock. [`EmbeddedIndex::refresh`] picks up what the writer committed since.
-    pub fn open_read_only(dir: &Path) -> Result<EmbeddedIndex, IndexError> {
-        let tantivy_dir = dir.join("tantivy");
-        let (_, fields) = schema();
-        let directory = tantivy::directory::MmapDirectory::open(&tantivy_dir)
-            .map_err(|e| storage(&tantivy_dir, e))?;
-        let index = Index::open(directory)?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        let store = load_store(dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| storage(dir, e))?;
+        let writer = lock_writer(dir)?;
         Ok(EmbeddedIndex {
             dir: dir.to_path_buf(),
-            fields,
-            index,
-            reader,
-            writer: None,
-            store: RwLock::new(Arc::new(store)),
+            writer: Some(Mutex::new(writer)),
+            store: RwLock::new(Arc::new(load_store(dir)?)),
         })
     }
 
-    /// Reloads the vector store and the lexical reader from disk (a read-only index follows
-    /// its writer this way). On a failed load the previous state stays in service.
+    /// Opens an index another process writes (the reindex worker).
+    /// [`EmbeddedIndex::refresh`] picks up what the writer saved since.
+    pub fn open_read_only(dir: &Path) -> Result<EmbeddedIndex, IndexError> {
+        Ok(EmbeddedIndex {
+            dir: dir.to_path_buf(),
+            writer: None,
+            store: RwLock::new(Arc::new(load_store(dir)?)),
+        })
+    }
+
+    /// Reloads the store from disk (a read-only index follows its writer this way). On a
+    /// failed load the previous state stays in service.
     pub fn refresh(&self) -> Result<(), IndexError> {
         let store = load_store(&self.dir)?;
-        self.reader.reload()?;
         *self.store.write().expect("store lock") = Arc::new(store);
         Ok(())
     }
 
-    fn writer(&self) -> Result<std::sync::MutexGuard<'_, IndexWriter>, IndexError> {
-        self.writer
-            .as_ref()
-            .map(|w| w.lock().expect("writer lock"))
-            .ok_or_else(|| storage(&self.dir, "opened read-only"))
-    }
-
     pub(crate) fn snapshot(&self) -> Arc<VectorStore> {
         self.store.read().expect("store lock").clone()
-    }
-
-    pub(crate) fn searcher(&self) -> tantivy::Searcher {
-        self.reader.searcher()
     }
 
     pub fn chunk_count(&self) -> usize {
@@ -264,7 +230,11 @@ impl EmbeddedIndex {
     /// Replaces every chunk of each given version (idempotent: the same input gives the same
     /// index). `vectors[i]` belongs to `chunks[i]`.
     pub fn replace_versions(&self, batches: Vec<VersionBatch>) -> Result<(), IndexError> {
-        let mut writer = self.writer()?;
+        let _writer = self
+            .writer
+            .as_ref()
+            .map(|w| w.lock().expect("writer lock"))
+            .ok_or_else(|| storage(&self.dir, "opened read-only"))?;
         let old = self.snapshot();
         let replaced: std::collections::HashSet<&str> =
             batches.iter().map(|b| b.version_id.as_str()).collect();
@@ -292,113 +262,159 @@ impl EmbeddedIndex {
                     got: new_vectors.len(),
                 });
             }
-            writer.delete_term(Term::from_field_text(self.fields.version_id, &version_id));
             for (chunk, vector) in new_chunks.into_iter().zip(new_vectors) {
                 dimension = vector.len();
-                writer.add_document(self.document(&chunk))?;
                 chunks.push(chunk);
                 vectors.extend(vector);
             }
             fingerprints.insert(version_id, fingerprint);
         }
-        let store = VectorStore::build(chunks, vectors, dimension, fingerprints);
-        // Vectors first, then the lexical commit: after a crash between the two, open() sees the
-        // mismatch and rebuilds the lexical index from the vectors' chunk records.
+        let mut store = VectorStore::build(chunks, vectors, dimension, fingerprints);
+        store.words = old.words.clone();
         save_store(&self.dir, &store)?;
-        writer.commit()?;
-        self.reader.reload()?;
         *self.store.write().expect("store lock") = Arc::new(store);
         Ok(())
     }
 
-    fn document(&self, chunk: &ChunkRecord) -> TantivyDocument {
-        doc!(
-            self.fields.chunk_id => chunk.chunk_id.as_str(),
-            self.fields.version_id => chunk.version_id.as_str(),
-            self.fields.region => chunk.region.as_str(),
-            self.fields.title => chunk.title.as_str(),
-            self.fields.text => chunk.text.as_str(),
-        )
+    /// Words of the indexed versions that have no vector yet.
+    pub fn missing_words(&self) -> Vec<String> {
+        let store = self.snapshot();
+        missing_words(store.vocabularies.values(), &store.words)
     }
 
-    fn rebuild_lexical(&self) -> Result<(), IndexError> {
-        let mut writer = self.writer()?;
-        writer.delete_all_documents()?;
-        for chunk in &self.snapshot().chunks {
-            writer.add_document(self.document(chunk))?;
-        }
-        writer.commit()?;
-        self.reader.reload()?;
+    /// Adds word vectors (from the same model as the chunks) and saves them.
+    pub fn add_word_vectors(&self, added: Vec<(String, Vec<f32>)>) -> Result<(), IndexError> {
+        let _writer = self
+            .writer
+            .as_ref()
+            .map(|w| w.lock().expect("writer lock"))
+            .ok_or_else(|| storage(&self.dir, "opened read-only"))?;
+        let old = self.snapshot();
+        let mut words = (*old.words).clone();
+        words.vectors.extend(added);
+        save_words(&self.dir, &words)?;
+        let store = VectorStore {
+            chunks: old.chunks.clone(),
+            vectors: old.vectors.clone(),
+            dimension: old.dimension,
+            by_version: old.by_version.clone(),
+            lexicons: old.lexicons.clone(),
+            vocabularies: old.vocabularies.clone(),
+            words: Arc::new(words),
+            fingerprints: old.fingerprints.clone(),
+        };
+        *self.store.write().expect("store lock") = Arc::new(store);
         Ok(())
     }
 
-    /// BM25 over title and text, restricted to one (region, version) by constant-score filters
-    /// so that the filter decides membership and BM25 alone decides order.
-    pub(crate) fn lexical(
+    /// Whether the index has a vector for this word.
+    pub fn has_word_vector(&self, word: &str) -> bool {
+        self.snapshot().words.get(word).is_some()
+    }
+
+    /// The question's words as `version_id` knows them ([`crate::vocabulary`]); `word_vector`
+    /// embeds a word the index has no vector for.
+    pub fn expand(
         &self,
+        question: &str,
+        version_id: &str,
+        word_vector: impl FnMut(&str) -> Option<Vec<f32>>,
+    ) -> QueryExpansion {
+        let store = self.snapshot();
+        let Some(vocabulary) = store.vocabularies.get(version_id) else {
+            return QueryExpansion::default();
+        };
+        let words = store.words.clone();
+        let mut word_vector = word_vector;
+        expand(question, vocabulary, &words, |w| {
+            words.get(w).map(<[f32]>::to_vec).or_else(|| word_vector(w))
+        })
+    }
+
+    /// BM25 over the chunks of one (region, version) with that version's own statistics:
+    /// (position in the store, score), best first.
+    pub(crate) fn lexical(
+        store: &VectorStore,
         text: &str,
         region: &str,
         version_id: &str,
         limit: usize,
-    ) -> Result<Vec<(usize, f32)>, IndexError> {
-        let mut analyzer = self
-            .index
-            .tokenizers()
-            .get("en_stem")
-            .expect("en_stem is built in");
-        let mut terms = Vec::new();
-        let mut stream = analyzer.token_stream(text);
-        while let Some(token) = stream.next() {
-            terms.push(token.text.clone());
-        }
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in &terms {
-            for field in [self.fields.title, self.fields.text] {
-                let query = TermQuery::new(
-                    Term::from_field_text(field, term),
-                    IndexRecordOption::WithFreqs,
-                );
-                should.push((Occur::Should, Box::new(query)));
-            }
-        }
-        let filter = |field: Field, value: &str| -> Box<dyn Query> {
-            Box::new(ConstScoreQuery::new(
-                Box::new(TermQuery::new(
-                    Term::from_field_text(field, value),
-                    IndexRecordOption::Basic,
-                )),
-                0.0,
-            ))
+    ) -> Vec<(usize, f32)> {
+        let (Some(ids), Some(lexicon)) = (
+            store.by_version.get(version_id),
+            store.lexicons.get(version_id),
+        ) else {
+            return Vec::new();
         };
-        let query = BooleanQuery::new(vec![
-            (Occur::Must, filter(self.fields.region, region)),
-            (Occur::Must, filter(self.fields.version_id, version_id)),
-            (Occur::Must, Box::new(BooleanQuery::new(should))),
-        ]);
-        let searcher = self.searcher();
-        let store = self.snapshot();
-        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
-        let mut hits = Vec::with_capacity(top.len());
-        for (score, address) in top {
-            let document: TantivyDocument = searcher.doc(address)?;
-            let chunk_id = document
-                .get_first(self.fields.chunk_id)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
-            if let Some(i) = store.by_chunk_id.get(chunk_id) {
-                hits.push((*i, score));
-            }
-        }
-        Ok(hits)
+        lexicon
+            .search(text, limit)
+            .into_iter()
+            .map(|(doc, score)| (ids[doc], score))
+            .filter(|(i, _)| store.chunks[*i].region == region)
+            .collect()
     }
 }
 
 const CHUNKS_FILE: &str = "chunks.jsonl";
 const VECTORS_FILE: &str = "vectors.f32";
 const META_FILE: &str = "meta.json";
+const WORDS_FILE: &str = "words.txt";
+const WORD_VECTORS_FILE: &str = "words.f32";
+
+/// Word vectors, when the index has them (an index written before they existed has none:
+/// the indexer adds them).
+fn load_words(dir: &Path, dimension: usize) -> Result<WordVectors, IndexError> {
+    let words_path = dir.join(WORDS_FILE);
+    let text = match std::fs::read_to_string(&words_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WordVectors::default()),
+        Err(e) => return Err(storage(&words_path, e)),
+    };
+    let vectors_path = dir.join(WORD_VECTORS_FILE);
+    let bytes = std::fs::read(&vectors_path).map_err(|e| storage(&vectors_path, e))?;
+    let floats: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let words: Vec<&str> = text.lines().collect();
+    if dimension == 0 || floats.len() != words.len() * dimension {
+        return Ok(WordVectors::default());
+    }
+    Ok(WordVectors {
+        vectors: words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                (
+                    w.to_string(),
+                    floats[i * dimension..(i + 1) * dimension].to_vec(),
+                )
+            })
+            .collect(),
+    })
+}
+
+fn save_words(dir: &Path, words: &WordVectors) -> Result<(), IndexError> {
+    let mut sorted: Vec<(&String, &Vec<f32>)> = words.vectors.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let text: String = sorted.iter().map(|(w, _)| format!("{w}\n")).collect();
+    let floats: Vec<u8> = sorted
+        .iter()
+        .flat_map(|(_, v)| v.iter().flat_map(|x| x.to_le_bytes()))
+        .collect();
+    // Vectors first: a crash in between leaves a word list that does not match them, which
+    // loads as "no word vectors" and is rebuilt.
+    write_atomic(dir, WORD_VECTORS_FILE, &floats)?;
+    write_atomic(dir, WORDS_FILE, text.as_bytes())
+}
+
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), IndexError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!("{name}.tmp"));
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| storage(&path, e))
+}
 
 fn load_store(dir: &Path) -> Result<VectorStore, IndexError> {
     let meta_path = dir.join(META_FILE);
@@ -431,12 +447,9 @@ fn load_store(dir: &Path) -> Result<VectorStore, IndexError> {
             ),
         ));
     }
-    Ok(VectorStore::build(
-        chunks,
-        vectors,
-        meta.dimension,
-        meta.fingerprints,
-    ))
+    let mut store = VectorStore::build(chunks, vectors, meta.dimension, meta.fingerprints);
+    store.words = Arc::new(load_words(dir, meta.dimension)?);
+    Ok(store)
 }
 
 fn save_store(dir: &Path, store: &VectorStore) -> Result<(), IndexError> {

@@ -33,10 +33,16 @@ pub fn chunk_records(corpus: &Corpus, version_id: &str, status: ClauseStatus) ->
         .version_clauses(version_id)
         .filter(|clause| clause.text == clause.body)
         .flat_map(|clause| {
-            // "Right of withdrawal and returns: Withdrawal period" says more than the heading alone.
-            let context = section_title(corpus, clause)
+            // "Right of withdrawal and returns: Withdrawal period" says more than the heading
+            // alone, and the author's topic tag ("lost_parcel") names what the clause is about
+            // in the words customers use.
+            let heading = section_title(corpus, clause)
                 .map(|s| format!("{s}: {}", clause.title))
                 .unwrap_or_else(|| clause.title.clone());
+            let context = match &clause.topic {
+                Some(topic) => format!("{heading} ({})", topic.replace(['_', '-'], " ")),
+                None => heading,
+            };
             let title = ChunkRecord {
                 chunk_id: format!("{}/title", clause.clause_id),
                 clause_id: clause.clause_id.clone(),
@@ -163,8 +169,23 @@ pub fn index_versions(
     if !batches.is_empty() {
         index.replace_versions(batches)?;
     }
+    index_words(index, embedder)?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Embeds the words of the indexed text that have no vector yet (the vocabulary expansion's
+/// candidates), one word per text, in big batches: words are a few tokens each.
+pub fn index_words(index: &EmbeddedIndex, embedder: &dyn Embedder) -> Result<usize, SearchError> {
+    let missing = index.missing_words();
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let texts: Vec<&str> = missing.iter().map(String::as_str).collect();
+    let vectors = embed_parallel(embedder, &texts, 64, |_| {})?;
+    let added = missing.len();
+    index.add_word_vectors(missing.into_iter().zip(vectors).collect())?;
+    Ok(added)
 }
 
 /// Indexes every usable version of `corpus` (versions whose documents failed to load are left

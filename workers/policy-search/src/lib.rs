@@ -10,14 +10,19 @@ pub mod fakes;
 pub mod fusion;
 pub mod index;
 pub mod indexer;
+pub mod lexical;
 pub mod minilm;
 pub mod rerank;
 pub mod retriever;
+pub mod vocabulary;
 
 pub use batcher::{BatchStats, EmbedBatcher};
 pub use cache::{CacheStats, CachedEmbedder};
 pub use embed::{EmbedError, Embedder, MiniLmEmbedder};
 pub use fusion::RRF_K;
 pub use index::{ChunkRecord, EmbeddedIndex, IndexError};
-pub use rerank::{ConfidenceTiers, LexicalCosineReranker, Reranker, Tier};
-pub use retriever::{ClauseHit, EmbeddedRetriever, RetrievalQuery, Retriever, SearchError};
+pub use rerank::{Calibration, ConfidenceTiers, LinearReranker, Reranker, Tier};
+pub use retriever::{
+    ClauseHit, EmbeddedRetriever, IndexExpander, QueryExpander, RetrievalQuery, Retriever,
+    SearchError,
+};

@@ -8,17 +8,31 @@ use std::sync::Arc;
 use crate::cache::CachedEmbedder;
 use crate::embed::{dot, EmbedError, Embedder};
 use crate::fusion::{fuse, LegHit, COSINE_UNKNOWN};
-use crate::index::{EmbeddedIndex, IndexError};
-use policy_core::synonyms::expand_query;
+use crate::index::{EmbeddedIndex, IndexError, VectorStore};
+use crate::vocabulary::QueryExpansion;
 use policy_core::ClauseStatus;
 
 #[derive(Debug, Clone, Copy)]
 pub struct RetrievalQuery<'a> {
     pub text: &'a str,
+    /// More words for the lexical leg: the version's own words for the question's words it
+    /// does not use ([`crate::vocabulary`]).
+    pub expansion: &'a str,
     pub region: &'a str,
     pub version_id: &'a str,
     /// Clauses to return.
     pub top_k: usize,
+}
+
+impl RetrievalQuery<'_> {
+    /// What the lexical leg searches for: the question and its expansion.
+    pub fn lexical_text(&self) -> String {
+        if self.expansion.is_empty() {
+            self.text.to_string()
+        } else {
+            format!("{} {}", self.text, self.expansion)
+        }
+    }
 }
 
 /// One clause found for a query, with the evidence from each leg.
@@ -40,6 +54,16 @@ pub struct ClauseHit {
     pub vector_rank: Option<u32>,
     /// Final score after reranking (equals `fused` before).
     pub score: f32,
+    /// Share of the question's words (or their equivalents) the clause covers, set by the
+    /// reranker.
+    pub coverage: f32,
+    /// Cosine of the question with each sentence of the clause, in order (empty when the
+    /// backend does not know).
+    pub sentence_scores: Vec<f32>,
+    /// Cosine of the question with the clause's title chunk and with its whole body chunk
+    /// (0 when the backend does not know).
+    pub title_cosine: f32,
+    pub body_cosine: f32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -154,12 +178,13 @@ impl EmbeddedRetriever {
         vector: &[f32],
     ) -> Result<Vec<ClauseHit>, SearchError> {
         let store = self.index.snapshot();
-        let lexical = self.index.lexical(
-            &expand_query(query.text),
+        let lexical = EmbeddedIndex::lexical(
+            &store,
+            &query.lexical_text(),
             query.region,
             query.version_id,
             LEG_DEPTH,
-        )?;
+        );
         let mut semantic: Vec<(usize, f32)> = store
             .by_version
             .get(query.version_id)
@@ -197,7 +222,42 @@ impl EmbeddedRetriever {
             }
         }
         hits.truncate(query.top_k);
+        sentence_scores(&store, query.version_id, vector, &mut hits);
         Ok(hits)
+    }
+}
+
+/// Each hit's sentences scored against the question, from the sentence chunks the indexer
+/// writes (`{clause}/s{n}`); a one-sentence clause has its body chunk instead.
+fn sentence_scores(store: &VectorStore, version_id: &str, vector: &[f32], hits: &mut [ClauseHit]) {
+    let Some(ids) = store.by_version.get(version_id) else {
+        return;
+    };
+    for hit in hits.iter_mut() {
+        let prefix = format!("{}/", hit.clause_id);
+        let mut by_sentence: Vec<(usize, f32)> = Vec::new();
+        let mut body: Option<f32> = None;
+        for i in ids {
+            let chunk = &store.chunks[*i];
+            let Some(rest) = chunk.chunk_id.strip_prefix(&prefix) else {
+                continue;
+            };
+            let cosine = dot(vector, store.vector(*i));
+            if let Some(n) = rest.strip_prefix('s').and_then(|n| n.parse::<usize>().ok()) {
+                by_sentence.push((n, cosine));
+            } else if rest == "0" {
+                body = Some(cosine);
+                hit.body_cosine = cosine;
+            } else if rest == "title" {
+                hit.title_cosine = cosine;
+            }
+        }
+        by_sentence.sort_by_key(|(n, _)| *n);
+        hit.sentence_scores = if by_sentence.is_empty() {
+            body.into_iter().collect()
+        } else {
+            by_sentence.into_iter().map(|(_, s)| s).collect()
+        };
     }
 }
 
@@ -211,6 +271,55 @@ impl Retriever for EmbeddedRetriever {
             // Awaited, not blocking: concurrent misses batch in the model thread.
             let vector = self.embedder.embed_query_async(query.text).await?;
             self.search_with(query, &vector)
+        })
+    }
+}
+
+pub type ExpansionFuture<'a> = Pin<Box<dyn Future<Output = QueryExpansion> + Send + 'a>>;
+
+/// Maps a question's words to the words of one version ([`crate::vocabulary`]).
+pub trait QueryExpander: Send + Sync + std::fmt::Debug {
+    fn expand<'a>(&'a self, question: &'a str, version_id: &'a str) -> ExpansionFuture<'a>;
+}
+
+/// The expander over the embedded index's vocabulary and word vectors; words the index has no
+/// vector for are embedded through the query cache (batched with concurrent questions).
+#[derive(Debug)]
+pub struct IndexExpander {
+    index: Arc<EmbeddedIndex>,
+    embedder: SharedEmbedder,
+}
+
+impl IndexExpander {
+    pub fn new(index: Arc<EmbeddedIndex>, embedder: SharedEmbedder) -> IndexExpander {
+        IndexExpander { index, embedder }
+    }
+}
+
+impl QueryExpander for IndexExpander {
+    fn expand<'a>(&'a self, question: &'a str, version_id: &'a str) -> ExpansionFuture<'a> {
+        Box::pin(async move {
+            // Every word and phrase the index has no vector for, embedded in one batch.
+            let (words, phrases) = crate::vocabulary::expansion_texts(question);
+            let wanted: Vec<String> = words
+                .into_iter()
+                .filter(|w| !self.index.has_word_vector(w))
+                .chain(phrases)
+                .collect();
+            let mut vectors = std::collections::HashMap::new();
+            for (text, vector) in wanted
+                .iter()
+                .zip(self.embedder.embed_many_async(&wanted).await)
+            {
+                match vector {
+                    Ok(v) => {
+                        vectors.insert(text.clone(), v.to_vec());
+                    }
+                    Err(e) => tracing::warn!(error = %e, text, "not embedded; no equivalent"),
+                }
+            }
+            self.index
+                .expand(question, version_id, |w| vectors.get(w).cloned())
         })
     }
 }

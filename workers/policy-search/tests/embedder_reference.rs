@@ -68,8 +68,7 @@ fn related_texts_are_closer_than_unrelated() {
 
 #[test]
 fn missing_model_is_a_clear_error() {
-    let err = MiniLmEmbedder::load(std::path::Path::new("/nonexistent/model"))
-        .err()
-        .expect("must fail");
+    let err =
+        MiniLmEmbedder::load(std::path::Path::new("/nonexistent/model")).expect_err("must fail");
     assert!(err.to_string().contains("/nonexistent/model"), "{err}");
 }

@@ -47,7 +47,7 @@ fn expected_clause_in_top_3_and_never_another_version() {
     let report = check_golden(
         &fixture.corpus,
         &cases,
-        &LexicalCosineReranker::default(),
+        &LinearReranker::default(),
         |query| fixture.retriever.search(query),
     )
     .unwrap();
@@ -68,6 +68,7 @@ fn expected_clause_in_top_3_and_never_another_version() {
 fn unknown_version_or_region_returns_nothing() {
     let fixture = fixture();
     let query = |region, version_id| RetrievalQuery {
+        expansion: "",
         text: "return window",
         region,
         version_id,
@@ -96,16 +97,21 @@ fn unknown_version_or_region_returns_nothing() {
 #[test]
 fn same_question_different_version_different_clause_text() {
     let fixture = fixture();
-    let reranker = LexicalCosineReranker::default();
+    let reranker = LinearReranker::default();
     let top = |version_id| {
         let query = RetrievalQuery {
+            expansion: "",
             text: "What is the return window?",
             region: "eu",
             version_id,
             top_k: 5,
         };
         reranker
-            .rerank(query.text, fixture.retriever.search(query).unwrap())
+            .rerank(
+                query.text,
+                &Default::default(),
+                fixture.retriever.search(query).unwrap(),
+            )
             .remove(0)
     };
     let (old, new) = (top("eu-v3"), top("eu-v4"));

@@ -6,15 +6,24 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use policy_app::eval::{EvalOptions, Thresholds};
+use policy_app::eval::{CaseSet, EvalOptions, Thresholds};
 use policy_app::AppSettings;
 use policy_settings::Settings;
 
 #[derive(Args)]
 pub(crate) struct EvalArgs {
-    /// A .jsonl file or a directory of them.
+    /// A .jsonl file or a directory of them, judged against the served corpus
+    /// (`--policies`).
     #[arg(long, default_value = "golden/cases")]
     golden: PathBuf,
+    /// More case sets, each with its own corpus: `DIR` (with DIR/policies and DIR/cases) or
+    /// `NAME=POLICIES:CASES`; repeatable (in process only). E.g. `--set heldout`.
+    #[arg(long = "set", value_parser = CaseSet::parse)]
+    sets: Vec<CaseSet>,
+    /// A labelled injection corpus (JSONL: text, label attack|benign, category), run on the
+    /// served corpus: attacks answered and benign look-alikes flagged.
+    #[arg(long)]
+    injections: Option<PathBuf>,
     /// Print one JSON object with every metric instead of tables.
     #[arg(long)]
     json: bool,
@@ -25,6 +34,10 @@ pub(crate) struct EvalArgs {
     min_expected_clause_citation: f64,
     #[arg(long, default_value_t = 0)]
     max_wrong_version_answers: usize,
+    #[arg(long, default_value_t = 0)]
+    max_attacks_answered: usize,
+    #[arg(long, default_value_t = 0.02)]
+    max_benign_flagged_rate: f64,
     /// Only the first N cases (for quick runs).
     #[arg(long)]
     limit: Option<usize>,
@@ -43,6 +56,8 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     args.app.validate()?;
     let options = EvalOptions {
         golden: args.golden.clone(),
+        extra_sets: args.sets.clone(),
+        injections: args.injections.clone(),
         limit: args.limit,
         via_kafka: args.via_kafka,
         timeout: Duration::from_secs(args.timeout_secs),
@@ -50,6 +65,8 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             min_outcome_accuracy: args.min_outcome_accuracy,
             min_expected_clause_citation: args.min_expected_clause_citation,
             max_wrong_version_answers: args.max_wrong_version_answers,
+            max_attacks_answered: args.max_attacks_answered,
+            max_benign_flagged_rate: args.max_benign_flagged_rate,
         },
     };
     let report = policy_app::eval::run(&args.app, &options).await?;

@@ -4,7 +4,9 @@
 
 mod ask;
 mod bench;
+mod calibrate;
 mod eval;
+mod explain;
 mod loadtest;
 mod manifest;
 mod policy;
@@ -47,10 +49,16 @@ enum Command {
     Worker(worker::WorkerArgs),
     /// Send one question through the running workers and print the outcome.
     Ask(ask::AskArgs),
+    /// Run one question in this process and show why it gets its answer: version,
+    /// equivalents, candidates with their features and scores, confidence, outcome.
+    Explain(explain::ExplainArgs),
     /// Offer realistic load to the running workers and report latency and throughput.
     Loadtest(loadtest::LoadtestArgs),
     /// Run golden cases through the pipeline and report accuracy metrics.
     Eval(eval::EvalArgs),
+    /// Fit the reranker and the confidence model on development case sets; write the
+    /// calibration file and print how the fit did.
+    Calibrate(calibrate::CalibrateArgs),
     /// Audit analytics from ClickHouse: tables, an HTML report, alert thresholds (exit 2).
     Report(report::ReportArgs),
     /// Benchmarks that need the servers (criterion covers the pure parts: `make bench`).
@@ -147,8 +155,10 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Policy(c) => policy::run(c).await,
         Command::Schemas(c) => schemas::run(c).await,
         Command::Eval(args) => eval::run(args).await,
+        Command::Calibrate(args) => calibrate::run(args).await,
         Command::Worker(args) => worker::run(args).await,
         Command::Ask(args) => ask::run(args).await,
+        Command::Explain(args) => explain::run(args).await,
         Command::Loadtest(args) => loadtest::run(args).await,
         Command::Report(args) => report::run(args).await,
         Command::Bench(c) => bench::run(c).await,
@@ -205,7 +215,11 @@ mod tests {
             })
             .collect();
         let mut known = known_variables();
-        known.extend(PROCESS_VARIABLES.iter().map(|(name, _, _)| name.to_string()));
+        known.extend(
+            PROCESS_VARIABLES
+                .iter()
+                .map(|(name, _, _)| name.to_string()),
+        );
         let undocumented: Vec<&String> = known.difference(&documented).collect();
         let unknown: Vec<&String> = documented.difference(&known).collect();
         assert!(

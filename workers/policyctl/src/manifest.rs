@@ -45,6 +45,14 @@ pub(crate) async fn run(command: ManifestCommand) -> anyhow::Result<ExitCode> {
             for (version, reason) in corpus.failed_versions() {
                 eprintln!("{}: version `{version}` unusable: {reason}", dir.display());
             }
+            for (clause, sentences) in corpus.quarantined() {
+                for sentence in sentences {
+                    eprintln!(
+                        "{}: warning: {clause}: an instruction to the assistant is not served: {sentence:?}",
+                        dir.display()
+                    );
+                }
+            }
             let manifest = corpus.manifest();
             for region in manifest.regions() {
                 let versions = manifest.region_versions(region).unwrap_or_default();

@@ -10,8 +10,8 @@ use policy_core::{Corpus, ExpectedOutcome};
 use policy_search::index::VersionBatch;
 use policy_search::indexer::index_corpus;
 use policy_search::{
-    CachedEmbedder, EmbeddedIndex, EmbeddedRetriever, Embedder, LexicalCosineReranker,
-    MiniLmEmbedder, Reranker, RetrievalQuery,
+    CachedEmbedder, EmbeddedIndex, EmbeddedRetriever, Embedder, LinearReranker, MiniLmEmbedder,
+    Reranker, RetrievalQuery,
 };
 use policy_search_es::test_server::OsmemServer;
 use policy_search_es::{mirror_versions, ElasticsearchRetriever, EsClient, EsConfig};
@@ -187,18 +187,19 @@ fn embedded_row(
     what: String,
     version_of: impl Fn(usize, &Query) -> String,
 ) -> Row {
-    let reranker = LexicalCosineReranker::default();
+    let reranker = LinearReranker::default();
     let (latencies, seconds) = timed(queries, |i, query| {
         let (text, region, _) = query;
         let hits = retriever
             .search(RetrievalQuery {
                 text,
+                expansion: "",
                 region,
                 version_id: &version_of(i, query),
                 top_k: 15,
             })
             .expect("search");
-        reranker.rerank(text, hits);
+        reranker.rerank(text, &Default::default(), hits);
     });
     Row::new(what, retriever.index().chunk_count(), latencies, seconds)
 }
@@ -278,19 +279,20 @@ fn elasticsearch_row(
         started.elapsed().as_secs_f64()
     );
     let retriever = ElasticsearchRetriever::new(client.clone(), embedder.clone());
-    let reranker = LexicalCosineReranker::default();
+    let reranker = LinearReranker::default();
     let timed_queries = &queries[..queries.len().min(1000)];
     let (latencies, seconds) = timed(timed_queries, |i, query| {
         let (text, region, _) = query;
         let hits = tokio::runtime::Handle::current()
             .block_on(retriever.search(RetrievalQuery {
                 text,
+                expansion: "",
                 region,
                 version_id: &(run.version_of)(i, query),
                 top_k: 15,
             }))
             .expect("elasticsearch search");
-        reranker.rerank(text, hits);
+        reranker.rerank(text, &Default::default(), hits);
     });
     let row = Row::new(
         format!("elasticsearch: hybrid retrieval + rerank, {}", run.label),

@@ -14,16 +14,16 @@ use rdkafka::message::OwnedMessage;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::Message;
 
-pub fn config() -> KafkaConfig {
+pub(crate) fn config() -> KafkaConfig {
     <KafkaConfig as policy_settings::Settings>::from_env().expect("Kafka settings")
 }
 
-pub fn registry() -> Arc<RegistryClient> {
+pub(crate) fn registry() -> Arc<RegistryClient> {
     Arc::new(RegistryClient::new(&config().schema_registry_url).expect("registry client"))
 }
 
 /// A fresh topic per test so tests never see each other's messages.
-pub async fn fresh_topic(prefix: &str, partitions: i32) -> String {
+pub(crate) async fn fresh_topic(prefix: &str, partitions: i32) -> String {
     let name = format!("test.{prefix}.{}", uuid::Uuid::new_v4().simple());
     let admin: AdminClient<DefaultClientContext> =
         config().client().create().expect("admin client");
@@ -46,11 +46,11 @@ pub async fn fresh_topic(prefix: &str, partitions: i32) -> String {
     name
 }
 
-pub fn producer() -> FutureProducer {
+pub(crate) fn producer() -> FutureProducer {
     config().producer().create().expect("producer")
 }
 
-pub async fn produce(
+pub(crate) async fn produce(
     producer: &FutureProducer,
     topic: &str,
     key: &[u8],
@@ -67,7 +67,7 @@ pub async fn produce(
 }
 
 /// Reads `count` messages from the start of every partition of `topic` (no group commit).
-pub fn read_all(topic: &str, count: usize) -> Vec<OwnedMessage> {
+pub(crate) fn read_all(topic: &str, count: usize) -> Vec<OwnedMessage> {
     let consumer: BaseConsumer = config()
         .consumer(&format!("reader-{}", uuid::Uuid::new_v4().simple()))
         .create()
@@ -89,7 +89,7 @@ pub fn read_all(topic: &str, count: usize) -> Vec<OwnedMessage> {
     messages
 }
 
-pub fn python() -> String {
+pub(crate) fn python() -> String {
     std::env::var("POLICY_PYTHON").unwrap_or_else(|_| {
         let cache = std::env::var("POLICY_CACHE_DIR").unwrap_or_else(|_| {
             format!(
@@ -101,7 +101,7 @@ pub fn python() -> String {
     })
 }
 
-pub mod workers {
+pub(crate) mod workers {
     //! Real `policyctl worker` processes for end-to-end tests, each with its own topics.
 
     use std::path::{Path, PathBuf};
@@ -109,11 +109,11 @@ pub mod workers {
     use std::sync::OnceLock;
     use std::time::{Duration, Instant};
 
-    pub fn repo() -> PathBuf {
+    pub(crate) fn repo() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
-    pub fn policyctl() -> Command {
+    pub(crate) fn policyctl() -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_policyctl"));
         command.current_dir(repo());
         command
@@ -137,7 +137,7 @@ pub mod workers {
     }
 
     /// A private copy of the shared golden index (an index has one writer at a time).
-    pub fn index_copy(into: &Path) -> PathBuf {
+    pub(crate) fn index_copy(into: &Path) -> PathBuf {
         let index = into.join("index");
         copy_dir(shared_index(), &index);
         index
@@ -157,7 +157,7 @@ pub mod workers {
     }
 
     /// (resolved version, manifest sha) served for an EU purchase on 2026-03-01.
-    pub fn served(prefix: &str) -> (String, String) {
+    pub(crate) fn served(prefix: &str) -> (String, String) {
         let out = policyctl()
             .args([
                 "ask",
@@ -188,7 +188,12 @@ pub mod workers {
     }
 
     /// Polls until the worker serves `version` under `git_sha`; returns how long it took.
-    pub fn wait_served(prefix: &str, version: &str, git_sha: &str, limit: Duration) -> Duration {
+    pub(crate) fn wait_served(
+        prefix: &str,
+        version: &str,
+        git_sha: &str,
+        limit: Duration,
+    ) -> Duration {
         let started = Instant::now();
         loop {
             let (served_version, sha) = served(prefix);
@@ -204,7 +209,7 @@ pub mod workers {
     }
 
     /// Creates `<prefix>.*` topics from topics/topics.toml.
-    pub fn apply_topics(prefix: &str) {
+    pub(crate) fn apply_topics(prefix: &str) {
         let out = policyctl()
             .args(["topics", "apply", "--prefix", prefix])
             .output()
@@ -216,7 +221,7 @@ pub mod workers {
         );
     }
 
-    pub struct Worker {
+    pub(crate) struct Worker {
         child: Child,
         pub log: PathBuf,
         _dir: tempfile::TempDir,
@@ -224,17 +229,17 @@ pub mod workers {
 
     impl Worker {
         /// Starts `policyctl worker all` on `<prefix>.*` and waits until it owns partitions.
-        pub fn start(prefix: &str) -> Worker {
+        pub(crate) fn start(prefix: &str) -> Worker {
             Worker::start_stage("all", prefix)
         }
 
         /// Starts one stage (`all`, `enrich`, `retrieve`, `generate`, `judge`, `audit`).
-        pub fn start_stage(stage: &str, prefix: &str) -> Worker {
+        pub(crate) fn start_stage(stage: &str, prefix: &str) -> Worker {
             Worker::start_with_env(stage, prefix, &[])
         }
 
         /// Starts one stage with extra environment variables (e.g. the audit database).
-        pub fn start_with_env(stage: &str, prefix: &str, env: &[(&str, &str)]) -> Worker {
+        pub(crate) fn start_with_env(stage: &str, prefix: &str, env: &[(&str, &str)]) -> Worker {
             let dir = tempfile::tempdir().unwrap();
             let index = dir.path().join("index");
             copy_dir(shared_index(), &index);
@@ -265,7 +270,7 @@ pub mod workers {
             worker
         }
 
-        pub fn wait_for_log(&self, needle: &str, timeout: Duration) {
+        pub(crate) fn wait_for_log(&self, needle: &str, timeout: Duration) {
             let deadline = Instant::now() + timeout;
             while Instant::now() < deadline {
                 if std::fs::read_to_string(&self.log)
@@ -282,25 +287,25 @@ pub mod workers {
             );
         }
 
-        pub fn pid(&self) -> u32 {
+        pub(crate) fn pid(&self) -> u32 {
             self.child.id()
         }
 
         /// The last `lines` lines of the worker's log, for failure messages.
-        pub fn log_tail(&self, lines: usize) -> String {
+        pub(crate) fn log_tail(&self, lines: usize) -> String {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
             let all: Vec<&str> = text.lines().collect();
             all[all.len().saturating_sub(lines)..].join("\n")
         }
 
         /// SIGKILL: no drain, no final commit.
-        pub fn kill_9(mut self) {
+        pub(crate) fn kill_9(mut self) {
             self.child.kill().unwrap();
             self.child.wait().unwrap();
         }
 
         /// SIGTERM and wait: the graceful path.
-        pub fn stop(mut self) -> std::process::ExitStatus {
+        pub(crate) fn stop(mut self) -> std::process::ExitStatus {
             unsafe_sigterm(self.child.id());
             self.child.wait().unwrap()
         }
@@ -320,20 +325,20 @@ pub mod workers {
     }
 }
 
-pub mod audit {
+pub(crate) mod audit {
     //! The audit database of one test, on the ClickHouse started by `infra/start.sh`.
 
     use policy_audit::analytics::Table;
     use policy_audit::{AuditConfig, AuditStore};
 
-    pub struct AuditDb {
+    pub(crate) struct AuditDb {
         pub name: String,
         pub store: AuditStore,
     }
 
     impl AuditDb {
         /// A fresh database (migrated) named after the test.
-        pub async fn fresh(label: &str) -> AuditDb {
+        pub(crate) async fn fresh(label: &str) -> AuditDb {
             let mut config =
                 <AuditConfig as policy_settings::Settings>::from_env().expect("audit config");
             config.database = format!("audit_{label}_{}", uuid::Uuid::new_v4().simple());
@@ -347,7 +352,7 @@ pub mod audit {
         }
 
         /// One number from a query returning one row.
-        pub async fn scalar(&self, sql: &str) -> f64 {
+        pub(crate) async fn scalar(&self, sql: &str) -> f64 {
             let sql = sql.replace("{db}", &self.name);
             let rows = self.store.query_json("test", &sql).await.unwrap();
             let row = rows.first().unwrap_or_else(|| panic!("no row: {sql}"));
@@ -358,7 +363,11 @@ pub mod audit {
         }
 
         /// Waits until `count() FINAL` reaches `rows`; returns the last count seen.
-        pub async fn wait_for_rows(&self, rows: usize, timeout: std::time::Duration) -> usize {
+        pub(crate) async fn wait_for_rows(
+            &self,
+            rows: usize,
+            timeout: std::time::Duration,
+        ) -> usize {
             let deadline = std::time::Instant::now() + timeout;
             loop {
                 let n = self.scalar("SELECT count() FROM {db}.turns FINAL").await as usize;
@@ -369,7 +378,7 @@ pub mod audit {
             }
         }
 
-        pub async fn drop(self) {
+        pub(crate) async fn drop(self) {
             self.store
                 .execute(&format!("DROP DATABASE {}", self.name))
                 .await

@@ -1,0 +1,93 @@
+//! `policyctl explain`: why a question gets the answer it gets. Runs one turn in this process
+//! and shows what each stage saw: the resolved region and version, the question's words as
+//! that version knows them (equivalents), every candidate with its features and reranked
+//! score, the confidence, and the outcome.
+
+use std::fmt::Write as _;
+
+use policy_avro::ChatTurn;
+use policy_pipeline::outcome::now_millis;
+use policy_pipeline::{Entry, Exit, Outcome, StageName, Turn};
+use policy_search::rerank::{self, FEATURE_NAMES};
+
+use crate::settings::AppSettings;
+
+pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<String> {
+    let index_dir = settings.corpus.index_dir_or_default();
+    let (assembled, _) = crate::assemble::pipeline(settings, &index_dir).await?;
+    let chain = &assembled.chain;
+    let mut out = String::new();
+    let entry = Entry::Received(Turn::new(turn.clone(), Default::default(), now_millis()));
+    if let Exit::Enriched(enriched) = chain.run(entry, StageName::Enrich).await? {
+        let e = enriched.enrichment();
+        let _ = writeln!(
+            out,
+            "region {} ({}), version {}",
+            e.region, e.region_source, e.version_id
+        );
+        let stage = chain.retrieve_stage();
+        let (expansion, hits) = stage
+            .candidates(&e.sanitized_question, &e.region, &e.version_id)
+            .await?;
+        let _ = writeln!(out, "\nquestion words as {} knows them:", e.version_id);
+        for t in &expansion.terms {
+            let _ = writeln!(
+                out,
+                "  {:<24} {:<10} {}",
+                t.word,
+                if t.phrase {
+                    "phrase"
+                } else if t.in_version {
+                    "used"
+                } else {
+                    "not used"
+                },
+                t.equivalents.join(", ")
+            );
+        }
+        let features = rerank::features(&e.sanitized_question, &expansion, &hits);
+        let ranked = stage
+            .reranker()
+            .rerank(&e.sanitized_question, &expansion, hits.clone());
+        let _ = writeln!(
+            out,
+            "\ncandidates (reranked score; features: {}):",
+            FEATURE_NAMES.join(" | ")
+        );
+        for hit in &ranked {
+            let i = hits
+                .iter()
+                .position(|h| h.clause_id == hit.clause_id)
+                .unwrap_or(0);
+            let f: Vec<String> = features[i].iter().map(|x| format!("{x:.2}")).collect();
+            let _ = writeln!(
+                out,
+                "  {:>7.2} {:<16} {:<32} [{}]",
+                hit.score,
+                hit.clause_id,
+                hit.title.chars().take(32).collect::<String>(),
+                f.join(" ")
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nconfidence {:.3}",
+            stage.reranker().confidence(&ranked)
+        );
+    }
+    let outcome = chain.process(turn, Default::default()).await?;
+    match outcome {
+        Outcome::Answer(a) => {
+            let _ = writeln!(out, "\nanswer ({}): {}", a.tier, a.answer_text);
+        }
+        Outcome::Escalate(e) => {
+            let _ = writeln!(
+                out,
+                "\nescalation ({}): {}",
+                e.reason_code,
+                e.reasons.join("; ")
+            );
+        }
+    }
+    Ok(out)
+}

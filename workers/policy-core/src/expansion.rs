@@ -1,0 +1,106 @@
+//! A question's words as the policy version in force knows them: each content word, whether
+//! the version uses it, and the version's own words closest to it when it does not (computed
+//! by `policy-search` from the corpus and the embedding model). Carried with the retrieval so
+//! that every later stage judges "does this text answer the question" the same way.
+
+use std::collections::BTreeSet;
+
+use crate::text::analyze;
+
+/// A word of the question with what the version in force calls it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueryTerm {
+    /// A word of the question, or two consecutive words (`phrase`: "money back").
+    pub word: String,
+    /// The version itself uses the word (by stem).
+    pub in_version: bool,
+    /// Words of the version closest to it, best first.
+    pub equivalents: Vec<String>,
+    /// Two words read together: they add equivalents ("money back" → "refund") but do not
+    /// count as a word of the question of their own.
+    #[serde(default)]
+    pub phrase: bool,
+}
+
+impl QueryTerm {
+    /// The stems a text must contain to cover this word: its own and its equivalents'.
+    pub fn stems(&self) -> Vec<String> {
+        std::iter::once(&self.word)
+            .chain(&self.equivalents)
+            .flat_map(|w| analyze(w))
+            .collect()
+    }
+}
+
+/// Words of the question as the version knows them.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QueryExpansion {
+    pub terms: Vec<QueryTerm>,
+}
+
+impl QueryExpansion {
+    /// The question's words taken as they are (no vocabulary at hand).
+    pub fn plain(question: &str) -> QueryExpansion {
+        QueryExpansion {
+            terms: crate::text::content_words(question)
+                .into_iter()
+                .map(|word| QueryTerm {
+                    word,
+                    in_version: true,
+                    equivalents: Vec::new(),
+                    phrase: false,
+                })
+                .collect(),
+        }
+    }
+
+    /// The equivalents, as extra text for the lexical leg.
+    pub fn lexical_text(&self) -> String {
+        self.terms
+            .iter()
+            .flat_map(|t| t.equivalents.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The question's own words (not the phrases read from them).
+    pub fn words(&self) -> impl Iterator<Item = &QueryTerm> {
+        self.terms.iter().filter(|t| !t.phrase)
+    }
+
+    /// Share of the question's words a text covers: by stem, the word itself or an
+    /// equivalent, or an equivalent of a phrase the word is part of.
+    pub fn coverage(&self, text: &str) -> f32 {
+        let words: Vec<&QueryTerm> = self.words().collect();
+        if words.is_empty() {
+            return 0.0;
+        }
+        let stems: BTreeSet<String> = analyze(text).into_iter().collect();
+        let has = |w: &str| analyze(w).iter().all(|s| stems.contains(s));
+        let covered = words
+            .iter()
+            .filter(|t| {
+                t.stems().iter().any(|s| stems.contains(s))
+                    || self.terms.iter().any(|p| {
+                        p.phrase
+                            && p.word.split(' ').any(|part| part == t.word)
+                            && p.equivalents.iter().any(|e| has(e))
+                    })
+            })
+            .count();
+        covered as f32 / words.len() as f32
+    }
+
+    /// The same words without any equivalent: what the question says in its own words.
+    pub fn own_words(&self) -> QueryExpansion {
+        QueryExpansion {
+            terms: self
+                .words()
+                .map(|t| QueryTerm {
+                    equivalents: Vec::new(),
+                    ..t.clone()
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The injection guard's second opinion: similarity to a library of known attacks and of
+//! benign look-alikes, in the embedding model's space. Lexical signals
+//! ([`policy_core::injection`]) catch what is spelled out; this catches paraphrases of known
+//! attacks ("disclose your hidden prompt" is close to "print your system prompt") while the
+//! benign half of the library keeps look-alikes ("are you a bot?") on the benign side.
+//!
+//! The library is a labelled JSONL file (`text`, `label`: `attack` | `benign`). How much a
+//! similarity counts is fitted on the library itself when it loads: each entry is scored
+//! against all the others (leave-one-out) and a logistic curve is fitted to those scores, so
+//! a bigger or different library recalibrates itself and no threshold is hand-set.
+
+use policy_search::embed::dot;
+use serde::Deserialize;
+
+/// The library shipped with the workers (`guard/library.jsonl`): attacks of every kind the
+/// guard knows, in five languages, and benign look-alikes.
+const BUILTIN: &str = include_str!("../../../guard/library.jsonl");
+
+/// Nearest neighbours averaged per class.
+const NEIGHBOURS: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    #[error("attack library {path}: {reason}")]
+    Library { path: String, reason: String },
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    text: String,
+    label: String,
+}
+
+/// How close a message is to each half of the library.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LibraryMatch {
+    /// Mean cosine of the nearest attacks.
+    pub attack: f32,
+    /// Mean cosine of the nearest benign look-alikes.
+    pub benign: f32,
+}
+
+#[derive(Debug, Clone)]
+pub struct AttackLibrary {
+    attacks: Vec<Vec<f32>>,
+    benign: Vec<Vec<f32>>,
+    /// Logistic weights over (attack - benign, attack, 1).
+    weights: [f64; 3],
+}
+
+fn mean_top(similarities: &mut [f32], n: usize) -> f32 {
+    similarities.sort_by(|a, b| b.total_cmp(a));
+    let top = &similarities[..similarities.len().min(n)];
+    if top.is_empty() {
+        0.0
+    } else {
+        top.iter().sum::<f32>() / top.len() as f32
+    }
+}
+
+fn features(m: LibraryMatch) -> [f64; 3] {
+    [(m.attack - m.benign) as f64, m.attack as f64, 1.0]
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl AttackLibrary {
+    /// The library's texts and labels for a setting: `builtin`, `none`, or a file.
+    pub fn entries(setting: &str) -> Result<Vec<(String, bool)>, GuardError> {
+        match setting {
+            "none" => Ok(Vec::new()),
+            "builtin" => Self::parse(BUILTIN, "builtin"),
+            path => {
+                let text = std::fs::read_to_string(path).map_err(|e| GuardError::Library {
+                    path: path.to_string(),
+                    reason: e.to_string(),
+                })?;
+                Self::parse(&text, path)
+            }
+        }
+    }
+
+    /// Reads texts and labels (embedding them is the caller's).
+    fn parse(text: &str, origin: &str) -> Result<Vec<(String, bool)>, GuardError> {
+        let fail = |reason: String| GuardError::Library {
+            path: origin.to_string(),
+            reason,
+        };
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, line)| {
+                let entry: Entry =
+                    serde_json::from_str(line).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
+                match entry.label.as_str() {
+                    "attack" => Ok((entry.text, true)),
+                    "benign" => Ok((entry.text, false)),
+                    other => Err(fail(format!("line {}: label `{other}`", i + 1))),
+                }
+            })
+            .collect()
+    }
+
+    /// The library from embedded entries (`(vector, is_attack)`), calibrated on itself.
+    pub fn new(entries: Vec<(Vec<f32>, bool)>) -> AttackLibrary {
+        let (attacks, benign): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(_, a)| *a);
+        let mut library = AttackLibrary {
+            attacks: attacks.into_iter().map(|(v, _)| v).collect(),
+            benign: benign.into_iter().map(|(v, _)| v).collect(),
+            weights: [0.0; 3],
+        };
+        library.weights = library.fit();
+        library
+    }
+
+    pub fn len(&self) -> usize {
+        self.attacks.len() + self.benign.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn matching(&self, vector: &[f32], skip: Option<(bool, usize)>) -> LibraryMatch {
+        let sims = |entries: &[Vec<f32>], attack: bool| -> f32 {
+            let mut s: Vec<f32> = entries
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| skip != Some((attack, *i)))
+                .map(|(_, v)| dot(vector, v))
+                .collect();
+            mean_top(&mut s, NEIGHBOURS)
+        };
+        LibraryMatch {
+            attack: sims(&self.attacks, true),
+            benign: sims(&self.benign, false),
+        }
+    }
+
+    pub fn matches(&self, vector: &[f32]) -> LibraryMatch {
+        self.matching(vector, None)
+    }
+
+    /// Logistic regression of "is an attack" on each entry's leave-one-out match.
+    fn fit(&self) -> [f64; 3] {
+        let mut rows: Vec<([f64; 3], f64)> = Vec::with_capacity(self.len());
+        for (class, entries) in [(true, &self.attacks), (false, &self.benign)] {
+            for (i, v) in entries.iter().enumerate() {
+                rows.push((
+                    features(self.matching(v, Some((class, i)))),
+                    class as u8 as f64,
+                ));
+            }
+        }
+        if rows.is_empty() {
+            return [0.0, 0.0, -10.0];
+        }
+        let mut w = [0.0f64; 3];
+        // Plain gradient descent with a little L2: a handful of features, a few hundred rows.
+        let (rate, l2) = (0.5, 1e-3);
+        for _ in 0..4000 {
+            let mut grad = [0.0f64; 3];
+            for (x, y) in &rows {
+                let p = sigmoid(w.iter().zip(x).map(|(a, b)| a * b).sum());
+                for k in 0..3 {
+                    grad[k] += (p - y) * x[k];
+                }
+            }
+            for k in 0..3 {
+                let penalty = if k < 2 { l2 * w[k] } else { 0.0 };
+                w[k] -= rate * (grad[k] / rows.len() as f64 + penalty);
+            }
+        }
+        w
+    }
+
+    /// The probability that a message with this match is an attack.
+    pub fn probability(&self, m: LibraryMatch) -> f64 {
+        sigmoid(
+            self.weights
+                .iter()
+                .zip(features(m))
+                .map(|(a, b)| a * b)
+                .sum(),
+        )
+    }
+
+    /// The weight this match adds to the injection score: nothing unless the library leans
+    /// towards "attack", then up to 1.
+    pub fn evidence(&self, vector: &[f32]) -> f64 {
+        let p = self.probability(self.matches(vector));
+        (2.0 * p - 1.0).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn messages_near_known_attacks_weigh_and_near_benign_ones_do_not() {
+        // Two clusters: attacks around x, benign around y.
+        let mut entries = Vec::new();
+        for i in 0..12 {
+            let d = i as f32 * 0.02;
+            entries.push((unit(&[1.0, d, 0.1]), true));
+            entries.push((unit(&[d, 1.0, 0.1]), false));
+        }
+        let library = AttackLibrary::new(entries);
+        assert_eq!(library.len(), 24);
+        assert!(library.evidence(&unit(&[1.0, 0.05, 0.1])) > 0.8);
+        assert_eq!(library.evidence(&unit(&[0.05, 1.0, 0.1])), 0.0);
+    }
+
+    #[test]
+    fn an_empty_library_adds_nothing() {
+        let library = AttackLibrary::new(Vec::new());
+        assert!(library.is_empty());
+        assert_eq!(library.evidence(&[1.0, 0.0]), 0.0);
+    }
+}
