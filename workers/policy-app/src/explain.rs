@@ -69,11 +69,40 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                 f.join(" ")
             );
         }
-        let _ = writeln!(
-            out,
-            "\nconfidence {:.3}",
-            stage.reranker().confidence(&ranked)
-        );
+        let confidence = stage.reranker().confidence(&ranked);
+        let _ = writeln!(out, "\nconfidence {confidence:.3}");
+        if let Some(gate) = stage.gate() {
+            let serving = chain.serving().current();
+            let own = gate.topics(&serving, &e.version_id);
+            let _ = writeln!(
+                out,
+                "\nother versions of {} (coverage rule {:?}):",
+                e.region,
+                gate.rule()
+            );
+            let others = stage
+                .other_versions(
+                    &serving,
+                    &e.sanitized_question,
+                    &e.region,
+                    &e.version_id,
+                    &expansion,
+                )
+                .await;
+            for m in &others {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:<16} topic {:<24} {} confidence {:.3} ({:+.3}) gap {:?}",
+                    m.version_id,
+                    m.clause_id,
+                    m.topic,
+                    if own.contains(&m.topic) { "in force too" } else { "NOT in force" },
+                    m.confidence,
+                    m.confidence - confidence,
+                    m.gap
+                );
+            }
+        }
     }
     let outcome = chain.process(turn, Default::default()).await?;
     match outcome {

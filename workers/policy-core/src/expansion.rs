@@ -68,27 +68,41 @@ impl QueryExpansion {
         self.terms.iter().filter(|t| !t.phrase)
     }
 
-    /// Share of the question's words a text covers: by stem, the word itself or an
-    /// equivalent, or an equivalent of a phrase the word is part of.
-    pub fn coverage(&self, text: &str) -> f32 {
-        let words: Vec<&QueryTerm> = self.words().collect();
-        if words.is_empty() {
-            return 0.0;
-        }
+    /// For each of the question's words, whether a text covers it: by stem, the word itself or
+    /// an equivalent, or an equivalent of a phrase the word is part of.
+    pub fn covered_words(&self, text: &str) -> Vec<bool> {
         let stems: BTreeSet<String> = analyze(text).into_iter().collect();
         let has = |w: &str| analyze(w).iter().all(|s| stems.contains(s));
-        let covered = words
-            .iter()
-            .filter(|t| {
+        self.words()
+            .map(|t| {
                 t.stems().iter().any(|s| stems.contains(s))
-                    || self.terms.iter().any(|p| {
-                        p.phrase
-                            && p.word.split(' ').any(|part| part == t.word)
-                            && p.equivalents.iter().any(|e| has(e))
-                    })
+                    || self.phrases_with(t).any(|p| p.equivalents.iter().any(|e| has(e)))
             })
-            .count();
-        covered as f32 / words.len() as f32
+            .collect()
+    }
+
+    /// The phrases a word is part of.
+    fn phrases_with<'a>(&'a self, word: &'a QueryTerm) -> impl Iterator<Item = &'a QueryTerm> {
+        self.terms
+            .iter()
+            .filter(move |p| p.phrase && p.word.split(' ').any(|part| part == word.word))
+    }
+
+    /// Whether the version can cover a word at all: it uses it, or has an equivalent for it or
+    /// for a phrase it is part of.
+    pub fn coverable(&self, word: &QueryTerm) -> bool {
+        word.in_version
+            || !word.equivalents.is_empty()
+            || self.phrases_with(word).any(|p| !p.equivalents.is_empty())
+    }
+
+    /// Share of the question's words a text covers ([`QueryExpansion::covered_words`]).
+    pub fn coverage(&self, text: &str) -> f32 {
+        let covered = self.covered_words(text);
+        if covered.is_empty() {
+            return 0.0;
+        }
+        covered.iter().filter(|c| **c).count() as f32 / covered.len() as f32
     }
 
     /// The same words without any equivalent: what the question says in its own words.

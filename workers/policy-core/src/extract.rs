@@ -2,12 +2,10 @@
 //! that answer the question, quoted verbatim, followed by the clause's citation tag. It never
 //! writes a fact of its own, so everything it says is grounded by construction.
 
-use std::collections::HashSet;
-
 use crate::citation::citation_tag;
 use crate::evidence::RetrievedClause;
 use crate::expansion::QueryExpansion;
-use crate::text::{numeric_facts, split_sentences, terms};
+use crate::text::{numeric_facts, split_sentences};
 
 /// Sentences quoted from one clause.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,8 +41,10 @@ const QUANTITY_CUES: &[&str] = &[
     "how much",
     "how quickly",
     "how soon",
+    "how fast",
     "when",
     "minimum",
+    "maximum",
     "deadline",
     "cost",
     "price",
@@ -56,64 +56,171 @@ const QUANTITY_CUES: &[&str] = &[
     "until",
     "window",
     "period",
+    "percent",
 ];
 
+/// A clause this short is quoted whole: its sentences lean on each other ("Annual members
+/// receive a reminder..." after "Your membership renews..."), and cutting it saves nothing.
+const SHORT_CLAUSE_SENTENCES: usize = 3;
+const SHORT_CLAUSE_WORDS: usize = 70;
+/// At most this many sentences are quoted from a longer clause.
+const MAX_QUOTED_SENTENCES: usize = 3;
+/// Sentence openings that lean on the sentence before ("This period...", "Such goods...").
+const ANAPHORA: &[&str] = &[
+    "this", "that", "these", "those", "such", "it", "they", "there", "otherwise", "however",
+    "in that case", "in this case", "in either case",
+];
+
+/// The question's words as a quote must cover them, with their weights.
 struct QuestionTerms {
-    own: HashSet<String>,
-    synonyms: HashSet<String>,
+    expansion: QueryExpansion,
+    weights: Vec<f32>,
     wants_quantity: bool,
 }
 
 impl QuestionTerms {
     fn new(question: &str, expansion: &QueryExpansion) -> QuestionTerms {
-        let own: HashSet<String> = terms(question).into_iter().collect();
-        let synonyms = expansion
-            .terms
-            .iter()
-            .flat_map(|t| t.equivalents.iter())
-            .flat_map(|w| terms(w))
-            .filter(|t| !own.contains(t))
+        let expansion = if expansion.words().next().is_none() {
+            QueryExpansion::plain(question)
+        } else {
+            expansion.clone()
+        };
+        // A word the version uses weighs fully, one it only has equivalents for less; one it
+        // has nothing for cannot be covered by any sentence and does not count.
+        let weights = expansion
+            .words()
+            .map(|t| match (t.in_version, expansion.coverable(t)) {
+                (true, _) => 1.0,
+                (false, true) => 0.6,
+                (false, false) => 0.0,
+            })
             .collect();
         let lower = question.to_lowercase();
         QuestionTerms {
-            own,
-            synonyms,
+            expansion,
+            weights,
             wants_quantity: QUANTITY_CUES.iter().any(|cue| lower.contains(cue)),
         }
     }
 
-    /// How well a sentence answers: the customer's own words count fully, synonyms a third,
-    /// a stated quantity when one is asked for a tenth; later sentences lose a little (rules
-    /// come first, exceptions after).
-    fn score(&self, sentence: &str, position: usize) -> f32 {
-        let words: HashSet<String> = terms(sentence).into_iter().collect();
-        let overlap = (self.own.intersection(&words).count() as f32
-            + self.synonyms.intersection(&words).count() as f32 / 3.0)
-            / self.own.len().max(1) as f32;
-        let quantity = if self.wants_quantity && !numeric_facts(sentence).is_empty() {
-            0.1
-        } else {
-            0.0
-        };
-        overlap + quantity - 0.01 * position as f32
+    /// Which of the question's words a sentence covers.
+    fn covered(&self, sentence: &str) -> Vec<bool> {
+        self.expansion.covered_words(sentence)
     }
 
-    fn best_sentence(&self, text: &str) -> Option<(usize, f32)> {
-        split_sentences(text)
+    fn weight(&self, covered: &[bool]) -> f32 {
+        let total: f32 = self.weights.iter().sum();
+        let got: f32 = self
+            .weights
             .iter()
-            .enumerate()
-            .map(|(i, s)| (i, self.score(s, i)))
-            .fold(None, |best: Option<(usize, f32)>, (i, score)| match best {
-                Some((_, b)) if b >= score => best,
-                _ => Some((i, score)),
-            })
+            .zip(covered)
+            .filter(|(_, c)| **c)
+            .map(|(w, _)| w)
+            .sum();
+        got / total.max(f32::EPSILON)
     }
 }
 
-/// Answers from the top clause: its opening sentence (which states the rule) and the sentence
-/// that best matches the question, in document order. When retrieval cannot separate the top
-/// two clauses (scores within `runner_up_margin`), the runner-up's best sentence is quoted too,
-/// with its own citation: the customer gets both candidate rules rather than a coin toss.
+/// One sentence of a clause, scored for the question.
+struct Scored {
+    covered: Vec<bool>,
+    score: f32,
+}
+
+/// Scores every sentence: the share of the question's words it covers, its embedding
+/// similarity to the question relative to the clause's best sentence (when the retriever
+/// measured it), a stated quantity when one is asked for, and a slight preference for earlier
+/// sentences (rules come first, exceptions after).
+fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&str]) -> Vec<Scored> {
+    let similarity = (clause.sentence_scores.len() == sentences.len()).then(|| {
+        let best = clause
+            .sentence_scores
+            .iter()
+            .copied()
+            .fold(f32::MIN, f32::max)
+            .max(f32::EPSILON);
+        clause
+            .sentence_scores
+            .iter()
+            .map(|s| (s / best).max(0.0))
+            .collect::<Vec<f32>>()
+    });
+    sentences
+        .iter()
+        .enumerate()
+        .map(|(i, sentence)| {
+            let covered = q.covered(sentence);
+            let coverage = q.weight(&covered);
+            let semantic = similarity.as_ref().map_or(0.0, |s| 0.5 * s[i]);
+            let quantity = if q.wants_quantity && !numeric_facts(sentence).is_empty() {
+                0.15
+            } else {
+                0.0
+            };
+            Scored {
+                covered,
+                score: coverage + semantic + quantity - 0.01 * i as f32,
+            }
+        })
+        .collect()
+}
+
+fn leans_on_previous(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    ANAPHORA.iter().any(|a| {
+        lower
+            .strip_prefix(a)
+            .is_some_and(|rest| rest.starts_with([' ', ',']))
+    })
+}
+
+/// The sentences of `clause` that answer the question, in document order.
+fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
+    let sentences = split_sentences(&clause.text);
+    let words = clause.text.split_whitespace().count();
+    if sentences.len() <= SHORT_CLAUSE_SENTENCES && words <= SHORT_CLAUSE_WORDS {
+        return sentences.iter().map(|s| s.to_string()).collect();
+    }
+    let scored = score_sentences(q, clause, &sentences);
+    let Some(best) = (0..scored.len()).max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score))
+    else {
+        return Vec::new();
+    };
+    let mut chosen = vec![best];
+    // Sentences that cover question words the chosen ones miss, best first.
+    let mut covered = scored[best].covered.clone();
+    let mut rest: Vec<usize> = (0..scored.len()).filter(|&i| i != best).collect();
+    rest.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
+    for i in rest {
+        if chosen.len() >= MAX_QUOTED_SENTENCES {
+            break;
+        }
+        let adds = scored[i]
+            .covered
+            .iter()
+            .zip(&covered)
+            .any(|(new, have)| *new && !*have);
+        if adds && scored[i].score >= 0.5 * scored[best].score {
+            for (have, new) in covered.iter_mut().zip(&scored[i].covered) {
+                *have |= *new;
+            }
+            chosen.push(i);
+        }
+    }
+    // A sentence that starts "This period..." brings the one it refers to.
+    for i in chosen.clone() {
+        if i > 0 && leans_on_previous(sentences[i]) && !chosen.contains(&(i - 1)) {
+            chosen.push(i - 1);
+        }
+    }
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| sentences[i].to_string()).collect()
+}
+
+/// Answers from the top clause: a short clause whole, else the sentences that answer the
+/// question (wherever they sit in the clause). When retrieval cannot separate the top two
+/// clauses (scores within `runner_up_margin`), the runner-up is quoted too, with its own
+/// citation: the customer gets both candidate rules rather than a coin toss.
 pub fn extract_answer(
     question: &str,
     expansion: &QueryExpansion,
@@ -122,29 +229,21 @@ pub fn extract_answer(
 ) -> Option<Extract> {
     let top = candidates.first()?;
     let q = QuestionTerms::new(question, expansion);
-    let sentences = split_sentences(&top.text);
-    let (best, _) = q.best_sentence(&top.text)?;
-    let mut chosen: Vec<String> = vec![sentences[0].to_string()];
-    if best != 0 {
-        chosen.push(sentences[best].to_string());
-    }
     let mut quotes = vec![Quote {
         clause_id: top.clause_id(),
-        sentences: chosen,
+        sentences: quote(&q, top),
     }];
     if let Some(runner_up) = candidates
         .get(1)
         .filter(|c| c.score >= top.score - runner_up_margin)
     {
-        if let Some((i, _)) = q.best_sentence(&runner_up.text) {
-            let sentence = split_sentences(&runner_up.text)[i].to_string();
-            quotes.push(Quote {
-                clause_id: runner_up.clause_id(),
-                sentences: vec![sentence],
-            });
-        }
+        quotes.push(Quote {
+            clause_id: runner_up.clause_id(),
+            sentences: quote(&q, runner_up),
+        });
     }
-    Some(Extract { quotes })
+    quotes.retain(|q| !q.sentences.is_empty());
+    (!quotes.is_empty()).then_some(Extract { quotes })
 }
 
 #[cfg(test)]

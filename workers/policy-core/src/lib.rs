@@ -19,6 +19,7 @@ pub mod judge;
 pub mod manifest;
 pub mod region;
 pub mod retention;
+pub mod scope;
 pub mod text;
 pub mod version;
 

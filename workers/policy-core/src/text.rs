@@ -256,6 +256,43 @@ pub fn content_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Phrases that set a part of a question aside ("not asking about X", "leaving X aside"):
+/// that part is context, not what is asked.
+const SET_ASIDE: &[&str] = &[
+    "aside",
+    "forget",
+    "not asking",
+    "not about",
+    "no need",
+    "not worried",
+    "never mind",
+    "used to",
+    "i know",
+    "i heard",
+    "heard",
+    "rather",
+    "instead of",
+    "apart from",
+    "besides",
+    "not interested",
+];
+
+/// The content words of what a question actually asks: its words minus the parts it sets
+/// aside. Parts are separated by punctuation and by "but"; a part containing a set-aside
+/// phrase only gives context ("I know there used to be a restocking fee, but how long ...").
+pub fn focus_words(question: &str) -> BTreeSet<String> {
+    let lower = question.to_lowercase();
+    lower
+        .split([',', ';', ':', '.', '?', '!', '(', ')'])
+        .flat_map(|part| part.split(" but "))
+        .filter(|part| {
+            let padded = format!(" {} ", part.trim());
+            !SET_ASIDE.iter().any(|cue| padded.contains(&format!(" {cue} ")))
+        })
+        .flat_map(content_words)
+        .collect()
+}
+
 /// Tokens longer than this are noise (hashes, URLs).
 const MAX_TOKEN_CHARS: usize = 40;
 

@@ -94,6 +94,26 @@ pub struct PipelineConfig {
         default_value_t = 2
     )]
     pub embed_threads: usize,
+    /// A question escalates as `not_covered_in_version` when another version of the region
+    /// answers it, from a topic the version in force lacks, with at least this confidence ...
+    #[arg(
+        value_name = "POLICY_COVERAGE_MIN_CONFIDENCE",
+        id = "policy_coverage_min_confidence",
+        long = "coverage-min-confidence",
+        env = "POLICY_COVERAGE_MIN_CONFIDENCE",
+        default_value_t = 0.75
+    )]
+    pub coverage_min_confidence: f64,
+    /// ... and at least this much more confidence than the version in force (fitted on the
+    /// development set, golden/dev)
+    #[arg(
+        value_name = "POLICY_COVERAGE_MARGIN",
+        id = "policy_coverage_margin",
+        long = "coverage-margin",
+        env = "POLICY_COVERAGE_MARGIN",
+        default_value_t = 0.1
+    )]
+    pub coverage_margin: f64,
     /// The extractive answer also quotes the runner-up clause when its score is this close
     /// (reranker scores are log-odds: 1.0 means the top clause is less than e ≈ 2.7 times as
     /// likely as the runner-up)
@@ -157,6 +177,8 @@ impl Default for PipelineConfig {
             embed_batch: 16,
             embed_threads: 2,
             runner_up_margin: 2.0,
+            coverage_min_confidence: 0.75,
+            coverage_margin: 0.1,
             disclaimer_text: DISCLAIMER.into(),
             region_disclaimer_text: REGION_DISCLAIMER.into(),
             guard_library: "builtin".into(),
@@ -167,6 +189,13 @@ impl Default for PipelineConfig {
 }
 
 impl PipelineConfig {
+    pub fn coverage_rule(&self) -> crate::answerability::CoverageRule {
+        crate::answerability::CoverageRule {
+            min_confidence: self.coverage_min_confidence,
+            margin: self.coverage_margin,
+        }
+    }
+
     pub fn retention(&self) -> policy_core::Retention {
         policy_core::Retention {
             days: self.retention_days,
@@ -183,6 +212,8 @@ impl Settings for PipelineConfig {
             ("POLICY_ANSWER_THRESHOLD", self.answer_threshold),
             ("POLICY_DISCLAIMER_THRESHOLD", self.disclaimer_threshold),
             ("POLICY_INJECTION_THRESHOLD", self.injection_threshold),
+            ("POLICY_COVERAGE_MIN_CONFIDENCE", self.coverage_min_confidence),
+            ("POLICY_COVERAGE_MARGIN", self.coverage_margin),
         ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(invalid(variable, &format!("{value} is not within [0, 1]")));

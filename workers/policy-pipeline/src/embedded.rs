@@ -16,6 +16,7 @@ use policy_search::{
 
 use policy_settings::Settings;
 
+use crate::answerability::AnswerabilityGate;
 use crate::chain::Chain;
 use crate::config::PipelineConfig;
 use crate::enrich::Enricher;
@@ -256,7 +257,8 @@ fn assemble(
     .with_expander(Arc::new(IndexExpander::new(
         index.clone(),
         embedder.clone(),
-    )));
+    )))
+    .with_gate(Arc::new(AnswerabilityGate::new(config.coverage_rule())));
     let generator = generator.unwrap_or_else(|| {
         Arc::new(ExtractiveGenerator {
             runner_up_margin: config.runner_up_margin,

@@ -4,6 +4,7 @@
 //! (`policyctl worker all`, `eval`, replay) or one stage per Kafka worker, with the same span,
 //! latency and metrics either way. The wire format (`TurnState`) is converted in [`wire`].
 
+pub mod answerability;
 pub mod chain;
 pub mod config;
 pub mod embedded;

@@ -8,6 +8,9 @@ use policy_search::{
     ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
 };
 
+use crate::answerability::{topic_of, AnswerabilityGate, VersionMatch};
+use crate::outcome::Outcome;
+use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Retrieval, Retrieved, Turn};
 
@@ -18,6 +21,8 @@ pub struct RetrieveStage {
     top_k: usize,
     /// The version's own words for the question's (none: the question's words as they are).
     expander: Option<Arc<dyn QueryExpander>>,
+    /// Out-of-scope and not-covered checks (none: every question is taken as in scope).
+    gate: Option<Arc<AnswerabilityGate>>,
 }
 
 impl std::fmt::Debug for RetrieveStage {
@@ -61,7 +66,14 @@ impl RetrieveStage {
             tiers,
             top_k,
             expander: None,
+            gate: None,
         }
+    }
+
+    /// The same stage checking answerability before a turn goes on.
+    pub fn with_gate(mut self, gate: Arc<AnswerabilityGate>) -> RetrieveStage {
+        self.gate = Some(gate);
+        self
     }
 
     /// The same stage expanding questions with the version's own words.
@@ -78,6 +90,7 @@ impl RetrieveStage {
             tiers: self.tiers,
             top_k: self.top_k,
             expander: self.expander.clone(),
+            gate: self.gate.clone(),
         }
     }
 
@@ -114,12 +127,93 @@ impl RetrieveStage {
         Ok((expansion, hits))
     }
 
+    pub fn gate(&self) -> Option<&Arc<AnswerabilityGate>> {
+        self.gate.as_ref()
+    }
+
     pub fn reranker(&self) -> &Arc<dyn Reranker> {
         &self.reranker
     }
 
-    async fn retrieve(&self, turn: Turn<Enriched>) -> Result<Step<Retrieved>, StageError> {
+    /// The version's candidates reranked and cut to `top_k`, with their confidence.
+    async fn ranked(
+        &self,
+        question: &str,
+        region: &str,
+        version_id: &str,
+    ) -> Result<(QueryExpansion, Vec<ClauseHit>, f64), SearchError> {
+        let (expansion, hits) = self.candidates(question, region, version_id).await?;
+        let mut hits = self.reranker.rerank(question, &expansion, hits);
+        hits.truncate(self.top_k);
+        let confidence = self.reranker.confidence(&hits);
+        Ok((expansion, hits, confidence))
+    }
+
+    /// How each other version of the region answers the question (versions that fail to
+    /// answer are left out: the check can only ever escalate, never answer).
+    pub async fn other_versions(
+        &self,
+        serving: &ServingState,
+        question: &str,
+        region: &str,
+        version_id: &str,
+        expansion: &QueryExpansion,
+    ) -> Vec<VersionMatch> {
+        // Words asked about that the version in force never uses.
+        let focus = policy_core::text::focus_words(question);
+        let unused: Vec<&str> = expansion
+            .words()
+            .filter(|t| !t.in_version && focus.contains(&t.word))
+            .map(|t| t.word.as_str())
+            .collect();
+        let versions = serving
+            .manifest
+            .region_versions(region)
+            .unwrap_or_default();
+        let mut matches = Vec::new();
+        for other in versions.iter().filter(|v| v.id != version_id) {
+            let Ok((_, hits, confidence)) = self.ranked(question, region, &other.id).await
+            else {
+                continue;
+            };
+            let Some(clause) = hits.first().and_then(|h| serving.corpus.clause(&h.clause_id))
+            else {
+                continue;
+            };
+            let stems: std::collections::HashSet<String> =
+                policy_core::text::analyze(&clause.text).into_iter().collect();
+            let gap = unused
+                .iter()
+                .filter(|w| policy_core::text::analyze(w).iter().all(|s| stems.contains(s)))
+                .map(|w| w.to_string())
+                .collect();
+            matches.push(VersionMatch {
+                version_id: other.id.clone(),
+                clause_id: clause.clause_id.clone(),
+                topic: topic_of(clause),
+                confidence,
+                gap,
+            });
+        }
+        matches
+    }
+
+    async fn retrieve(
+        &self,
+        ctx: &TurnContext,
+        turn: Turn<Enriched>,
+    ) -> Result<Step<Retrieved>, StageError> {
         let enrichment = &turn.state.enrichment;
+        if let Some(gate) = &self.gate {
+            let foreign =
+                gate.foreign(&ctx.serving, &enrichment.region, &enrichment.sanitized_question);
+            if !foreign.is_empty() {
+                let reasons = foreign.iter().map(|f| format!("out_of_scope: {f}")).collect();
+                return Ok(Step::Done(Box::new(
+                    turn.escalate(ReasonCode::OutOfScope, reasons),
+                )));
+            }
+        }
         let found = self
             .candidates(
                 &enrichment.sanitized_question,
@@ -143,6 +237,25 @@ impl RetrieveStage {
             .rerank(&enrichment.sanitized_question, &expansion, hits);
         hits.truncate(self.top_k);
         let confidence = self.reranker.confidence(&hits);
+        let not_covered = match &self.gate {
+            Some(gate) => {
+                let others = self
+                    .other_versions(
+                        &ctx.serving,
+                        &enrichment.sanitized_question,
+                        &enrichment.region,
+                        &enrichment.version_id,
+                        &expansion,
+                    )
+                    .await;
+                gate.not_covered(
+                    &ctx.serving,
+                    (&enrichment.version_id, confidence),
+                    others,
+                )
+            }
+            None => None,
+        };
         let mut tier = self.tiers.tier(confidence);
         // A region resting on weak or conflicting signals is never answered without a caveat.
         if tier == Tier::Answer && enrichment.region_low_confidence {
@@ -156,10 +269,22 @@ impl RetrieveStage {
             expansion,
         };
         let enrichment = turn.state.enrichment.clone();
-        Ok(Step::Next(turn.advance(Retrieved {
+        let turn = turn.advance(Retrieved {
             enrichment,
             retrieval,
-        })))
+        });
+        if let Some(not_covered) = not_covered {
+            let reason = not_covered.reason(&turn.state.enrichment.version_id);
+            let mut outcome = turn.escalate(ReasonCode::NotCoveredInVersion, vec![reason]);
+            if let Outcome::Escalate(escalation) = &mut outcome {
+                escalation.topic = Some(not_covered.topic.clone());
+                escalation
+                    .context
+                    .insert("covered_by".into(), not_covered.covered_by.join(","));
+            }
+            return Ok(Step::Done(Box::new(outcome)));
+        }
+        Ok(Step::Next(turn))
     }
 }
 
@@ -171,7 +296,7 @@ impl Stage for RetrieveStage {
         StageName::Retrieve
     }
 
-    fn run<'a>(&'a self, _: &'a TurnContext, turn: Turn<Enriched>) -> StageFuture<'a, Retrieved> {
-        Box::pin(self.retrieve(turn))
+    fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Enriched>) -> StageFuture<'a, Retrieved> {
+        Box::pin(self.retrieve(ctx, turn))
     }
 }

@@ -221,16 +221,21 @@ async fn golden_set_through_elasticsearch_meets_the_retrieval_contract() {
     let embedded = EmbeddedRetriever::new(golden.index.clone(), golden.embedder.clone());
     let reranker = LinearReranker::default();
     let cases = load_cases(&golden_dir().join("cases")).unwrap();
+    let expander = IndexExpander::new(golden.index.clone(), golden.embedder.clone());
     let runtime = tokio::runtime::Handle::current();
+    let expand =
+        |question: &str, version: &str| runtime.block_on(expander.expand(question, version));
     let report = tokio::task::block_in_place(|| {
-        check_golden(&golden.corpus, &cases, &reranker, |query| {
+        check_golden(&golden.corpus, &cases, &reranker, expand, |query| {
             runtime.block_on(es.retrieve(query))
         })
     })
     .unwrap();
     println!("queried in {:?}", started.elapsed());
-    let reference = check_golden(&golden.corpus, &cases, &reranker, |query| {
-        embedded.search(query)
+    let reference = tokio::task::block_in_place(|| {
+        check_golden(&golden.corpus, &cases, &reranker, expand, |query| {
+            embedded.search(query)
+        })
     })
     .unwrap();
     assert!(report.violations.is_empty(), "{:#?}", report.violations);

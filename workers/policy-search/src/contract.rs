@@ -4,7 +4,7 @@
 //! reranked top 3.
 
 use policy_core::golden::ExpectedOutcome;
-use policy_core::{Corpus, GoldenCase};
+use policy_core::{Corpus, GoldenCase, QueryExpansion};
 
 use crate::rerank::Reranker;
 use crate::retriever::{ClauseHit, RetrievalQuery, SearchError};
@@ -41,11 +41,13 @@ impl ContractReport {
     }
 }
 
-/// Runs every answerable case of `cases` through `retrieve` and checks the contract.
+/// Runs every answerable case of `cases` through `expand` (question, version → the version's
+/// words for it, as the retrieve stage expands) and `retrieve`, and checks the contract.
 pub fn check_golden(
     corpus: &Corpus,
     cases: &[GoldenCase],
     reranker: &dyn Reranker,
+    mut expand: impl FnMut(&str, &str) -> QueryExpansion,
     mut retrieve: impl FnMut(RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, SearchError>,
 ) -> Result<ContractReport, SearchError> {
     let mut report = ContractReport::default();
@@ -62,8 +64,10 @@ pub fn check_golden(
                 .push(format!("{}: {version} not in the manifest", case.id));
             continue;
         };
+        let expansion = expand(&case.question, version);
+        let lexical = expansion.lexical_text();
         let query = RetrievalQuery {
-            expansion: "",
+            expansion: &lexical,
             text: &case.question,
             region: &entry.region,
             version_id: version,
@@ -91,7 +95,7 @@ pub fn check_golden(
                 ));
             }
         }
-        let ranked = reranker.rerank(&case.question, &Default::default(), hits);
+        let ranked = reranker.rerank(&case.question, &expansion, hits);
         report.cases += 1;
         let expected = case.expected_clause_id.as_ref();
         if ranked

@@ -18,6 +18,7 @@ struct Fixture {
     _dir: tempfile::TempDir,
     corpus: Corpus,
     retriever: EmbeddedRetriever,
+    expander: IndexExpander,
 }
 
 /// The corpus is indexed once per test binary (about a minute on 2 cores).
@@ -30,14 +31,24 @@ fn fixture() -> &'static Fixture {
         let dir = tempfile::tempdir().unwrap();
         let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
         index_corpus(&index, embedder.as_ref(), &corpus, |_, _| {}).unwrap();
-        let retriever =
-            EmbeddedRetriever::new(index, Arc::new(CachedEmbedder::new(embedder, 1024)));
+        let embedder = Arc::new(CachedEmbedder::new(embedder, 1024));
+        let expander = IndexExpander::new(index.clone(), embedder.clone());
+        let retriever = EmbeddedRetriever::new(index, embedder);
         Fixture {
             _dir: dir,
             corpus,
             retriever,
+            expander,
         }
     })
+}
+
+/// The question in the version's words, as the retrieve stage expands it.
+fn expand(expander: &IndexExpander, question: &str, version: &str) -> policy_core::QueryExpansion {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(expander.expand(question, version))
 }
 
 #[test]
@@ -48,6 +59,7 @@ fn expected_clause_in_top_3_and_never_another_version() {
         &fixture.corpus,
         &cases,
         &LinearReranker::default(),
+        |question, version| expand(&fixture.expander, question, version),
         |query| fixture.retriever.search(query),
     )
     .unwrap();

@@ -1,0 +1,508 @@
+//! Is a question about what this corpus covers at all? A question that names another
+//! organisation ("Amazon's return window", "bought it at Walmart") or a jurisdiction no region of
+//! the corpus serves ("under UK rules") is out of scope, however well a clause of ours matches
+//! its other words: answering it would present our policy as theirs.
+//!
+//! Names are found from their shape (capitalised or mixed-case words, not at the start of a
+//! sentence) and the grammar around them (possessive, "at/from/on X", "does X charge",
+//! "X membership"); a name the region's own policy text uses is ours. Countries come from a
+//! gazetteer of the world's countries (ISO 3166 codes), compared with the regions the manifest
+//! serves, so a corpus for Canada treats "UK rules" and "US rules" alike.
+
+use std::collections::HashSet;
+use std::fmt;
+
+/// Why a question is outside what the corpus covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Foreign {
+    /// Another business named as the seller or the owner of a policy.
+    Organisation(String),
+    /// A country (or a group of them) that no region of the corpus serves.
+    Jurisdiction(String),
+}
+
+impl fmt::Display for Foreign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Foreign::Organisation(name) => write!(
+                f,
+                "the question is about another organisation ({name}), not covered by this policy"
+            ),
+            Foreign::Jurisdiction(name) => write!(
+                f,
+                "the question is about a jurisdiction ({name}) that no policy region covers"
+            ),
+        }
+    }
+}
+
+/// What one region's policy knows: the words of every version of the region, and the
+/// jurisdictions the corpus serves.
+#[derive(Debug, Clone, Default)]
+pub struct RegionScope {
+    /// Lower-case words of the region's clauses and titles (every version).
+    words: HashSet<String>,
+    /// ISO 3166 alpha-2 codes (lower case) served by some region of the corpus, `eu` expanded
+    /// to its member states.
+    served: HashSet<String>,
+}
+
+impl RegionScope {
+    /// `texts`: the region's clause texts and titles; `regions`: every region code of the
+    /// manifest (`us`, `eu`, ...).
+    pub fn new<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        regions: impl IntoIterator<Item = &'a str>,
+    ) -> RegionScope {
+        let words = texts
+            .into_iter()
+            .flat_map(|t| words(t).map(|(w, _)| w.to_lowercase()))
+            .collect();
+        let mut served = HashSet::new();
+        for region in regions {
+            let region = region.to_lowercase();
+            if region == "eu" {
+                served.extend(
+                    COUNTRIES
+                        .iter()
+                        .filter(|c| c.eu)
+                        .map(|c| c.code.to_string()),
+                );
+            }
+            served.insert(region);
+        }
+        RegionScope { words, served }
+    }
+
+    /// The region's policy text uses this word (any case).
+    pub fn knows(&self, word: &str) -> bool {
+        self.words.contains(&word.to_lowercase())
+    }
+
+    /// Everything the question names that the corpus does not cover, jurisdictions first.
+    pub fn foreign(&self, question: &str) -> Vec<Foreign> {
+        let tokens: Vec<Token<'_>> = tokenize(question);
+        let mut found = Vec::new();
+        let mut in_country = vec![false; tokens.len()];
+        for (start, len, country) in countries_named(&tokens) {
+            in_country[start..start + len].iter_mut().for_each(|t| *t = true);
+            let mentioned_by_policy = tokens[start..start + len]
+                .iter()
+                .all(|t| self.knows(t.bare()));
+            if !self.served.contains(country.code) && !mentioned_by_policy {
+                let name = Foreign::Jurisdiction(country.names[0].to_string());
+                if !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+        for (start, end) in name_runs(&tokens) {
+            if in_country[start..end].iter().any(|&c| c) {
+                continue;
+            }
+            let run = &tokens[start..end];
+            // A name made only of words our own policy uses is ours ("Northwind Plus").
+            if run.iter().all(|t| self.knows(t.bare()) || is_stopword(t.bare())) {
+                continue;
+            }
+            if acts_as_organisation(&tokens, start, end) {
+                let name = run.iter().map(|t| t.bare()).collect::<Vec<_>>().join(" ");
+                found.push(Foreign::Organisation(name));
+            }
+        }
+        found
+    }
+}
+
+/// A word of the question with what surrounds it.
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    text: &'a str,
+    /// First word of a sentence (capitalised by convention, not as a name).
+    sentence_start: bool,
+    /// Punctuation (other than an apostrophe) right after it: a name cannot continue past it.
+    ends_phrase: bool,
+}
+
+impl<'a> Token<'a> {
+    /// Without a possessive ending.
+    fn bare(&self) -> &'a str {
+        possessive_stem(self.text).unwrap_or(self.text)
+    }
+
+    fn possessive(&self) -> bool {
+        possessive_stem(self.text).is_some()
+    }
+
+    fn lower(&self) -> String {
+        self.bare().to_lowercase()
+    }
+
+    /// Written like a name: capitalised, or with a capital inside ("eBay", "7-Eleven"), and
+    /// not the pronoun I.
+    fn name_shaped(&self) -> bool {
+        let word = self.bare();
+        let mut chars = word.chars();
+        let first = chars.next();
+        let inner_capital = word.chars().skip(1).any(char::is_uppercase);
+        let capitalised = first.is_some_and(char::is_uppercase);
+        let pronoun = matches!(word, "I" | "I'm" | "I'd" | "I've" | "I'll" | "OK");
+        let calendar = CALENDAR.contains(&word.to_lowercase().as_str());
+        !pronoun
+            && !calendar
+            && (capitalised || inner_capital)
+            && word.chars().any(char::is_alphabetic)
+    }
+
+    /// Shaped like a name even at the start of a sentence ("IKEA", "eBay").
+    fn distinctive(&self) -> bool {
+        let word = self.bare();
+        let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+        let all_caps = letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase());
+        let inner_capital = word.chars().skip(1).any(char::is_uppercase);
+        all_caps || inner_capital || self.possessive()
+    }
+}
+
+fn possessive_stem(word: &str) -> Option<&str> {
+    ["'s", "’s", "s'", "s’"]
+        .iter()
+        .find_map(|end| word.strip_suffix(end).filter(|s| !s.is_empty()))
+        .map(|stem| {
+            // "Walmarts'" keeps its s; "Amazon's" loses the 's.
+            if word.ends_with("s'") || word.ends_with("s’") {
+                &word[..stem.len() + 1]
+            } else {
+                stem
+            }
+        })
+}
+
+/// Words with their position in their sentence. Apostrophes, hyphens and digits stay inside a
+/// word ("Amazon's", "7-Eleven").
+fn tokenize(text: &str) -> Vec<Token<'_>> {
+    let mut tokens: Vec<Token<'_>> = Vec::new();
+    let mut sentence_start = true;
+    for (word, after) in words(text) {
+        tokens.push(Token {
+            text: word,
+            sentence_start,
+            ends_phrase: after.is_some_and(|c| !c.is_alphanumeric()),
+        });
+        sentence_start = matches!(after, Some('.' | '?' | '!' | ':' | ';'));
+    }
+    tokens
+}
+
+/// Each word of `text` and the first non-word character after it.
+fn words(text: &str) -> impl Iterator<Item = (&str, Option<char>)> {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '\'' | '’' | '-' | '&');
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find(is_word)?;
+        let tail = &rest[start..];
+        let end = tail.find(|c: char| !is_word(c)).unwrap_or(tail.len());
+        let word = tail[..end].trim_matches(|c| matches!(c, '\'' | '’' | '-' | '&'));
+        rest = &tail[end..];
+        let after = rest.trim_start_matches(' ').chars().next();
+        Some((word, after))
+    })
+    .filter(|(w, _)| !w.is_empty())
+}
+
+/// Spans of consecutive name-shaped words, without a sentence's ordinary first word.
+fn name_runs(tokens: &[Token<'_>]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        let starts_name = t.name_shaped()
+            && !is_stopword(t.bare())
+            && (!t.sentence_start || t.distinctive() || continues_name(tokens, i));
+        if !starts_name {
+            i += 1;
+            continue;
+        }
+        let mut end = i + 1;
+        while end < tokens.len()
+            && !tokens[end - 1].ends_phrase
+            && !tokens[end - 1].possessive()
+            && tokens[end].name_shaped()
+            && !tokens[end].sentence_start
+        {
+            end += 1;
+        }
+        runs.push((i, end));
+        i = end;
+    }
+    runs
+}
+
+/// A sentence's first word is part of a name when a name-shaped word follows it
+/// ("Mercado Livre gives ...").
+fn continues_name(tokens: &[Token<'_>], i: usize) -> bool {
+    !tokens[i].ends_phrase
+        && tokens
+            .get(i + 1)
+            .is_some_and(|next| next.name_shaped() && !is_stopword(next.bare()))
+}
+
+/// Capitalised by convention, never a business: days, months, seasons and holidays.
+const CALENDAR: &[&str] = &[
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "spring", "summer", "autumn", "fall", "winter", "christmas",
+    "easter", "eve", "new", "year", "year's", "holiday", "holidays", "black", "cyber",
+];
+
+/// Words before a name that make it the seller: "bought it at X", "ordered from X" (but "paid
+/// at X" is a payment point, "from my X account" a bank).
+const SELLER_PREPOSITIONS: &[&str] = &["at", "from", "on", "through", "via"];
+/// Verbs of buying: the seller follows them.
+const PURCHASE_VERBS: &[&str] = &[
+    "buy", "bought", "buying", "order", "ordered", "ordering", "purchase", "purchased",
+    "purchasing", "shop", "shopped", "shopping", "booked", "book", "got",
+];
+/// Verbs of paying: a place or instrument follows them, not a seller.
+const PAYMENT_VERBS: &[&str] = &["pay", "paid", "paying", "charged", "debit", "debited"];
+/// Auxiliaries that make a following name the subject of a question: "does X charge".
+const AUXILIARIES: &[&str] = &[
+    "does", "do", "did", "will", "would", "can", "could", "is", "are", "should",
+];
+/// Nouns that belong to a business: "X membership", "X stores".
+const BUSINESS_NOUNS: &[&str] = &[
+    "store",
+    "stores",
+    "shop",
+    "shops",
+    "website",
+    "site",
+    "app",
+    "membership",
+    "marketplace",
+    "policy",
+    "policies",
+    "outlet",
+    "outlets",
+    "seller",
+    "customer",
+    "customers",
+    "guarantee",
+    "warranty",
+    "return",
+    "returns",
+    "refund",
+    "refunds",
+];
+
+/// The grammar around a name says it is a business: its policy, its shop, its own verbs.
+fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool {
+    let last = tokens[end - 1];
+    if last.possessive() {
+        return true;
+    }
+    let before = start
+        .checked_sub(1)
+        .map(|i| tokens[i].text.to_lowercase());
+    let after = tokens.get(end).map(|t| t.lower());
+    let before_is = |set: &[&str]| before.as_deref().is_some_and(|w| set.contains(&w));
+    if before_is(SELLER_PREPOSITIONS) && bought_before(tokens, start) {
+        return true;
+    }
+    // "does X give", not "does X?" nor "do Mercado Livre's ...".
+    if before_is(AUXILIARIES) && after.is_some() && !last.ends_phrase {
+        return true;
+    }
+    !last.ends_phrase && after.is_some_and(|w| BUSINESS_NOUNS.contains(&w.as_str()))
+}
+
+/// The sentence before `at` speaks of buying and not of paying ("pay for my order at X").
+fn bought_before(tokens: &[Token<'_>], at: usize) -> bool {
+    let sentence_start = tokens[..at]
+        .iter()
+        .rposition(|t| t.sentence_start)
+        .unwrap_or(0);
+    let words: Vec<String> = tokens[sentence_start..at].iter().map(Token::lower).collect();
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    has(PURCHASE_VERBS) && !has(PAYMENT_VERBS)
+}
+
+fn is_stopword(word: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "a", "an", "the", "and", "or", "but", "if", "my", "your", "our", "what", "when", "where",
+        "which", "who", "why", "how", "is", "are", "can", "could", "do", "does", "did", "will",
+        "would", "should", "may", "hi", "hello", "hey", "dear", "please", "thanks", "thank",
+        "yes", "no", "not", "so", "also", "still", "just", "plus",
+    ];
+    COMMON.contains(&word.to_lowercase().as_str())
+}
+
+/// A country of the gazetteer.
+#[derive(Debug)]
+struct Country {
+    /// ISO 3166-1 alpha-2, lower case.
+    code: &'static str,
+    /// Common name first, then other names and short forms; upper-case short forms ("UK")
+    /// only match in upper case.
+    names: &'static [&'static str],
+    /// Adjectives that name the jurisdiction when a legal or commercial noun follows
+    /// ("Canadian customers", "German law").
+    demonyms: &'static [&'static str],
+    eu: bool,
+}
+
+macro_rules! countries {
+    ($( $code:literal $eu:literal [$($name:literal),+] [$($demonym:literal),*] ;)+) => {
+        &[$( Country { code: $code, names: &[$($name),+], demonyms: &[$($demonym),*], eu: $eu } ),+]
+    };
+}
+
+const COUNTRIES: &[Country] = countries! {
+    "at" true ["Austria"] ["Austrian"];
+    "be" true ["Belgium"] ["Belgian"];
+    "bg" true ["Bulgaria"] ["Bulgarian"];
+    "hr" true ["Croatia"] ["Croatian"];
+    "cy" true ["Cyprus"] ["Cypriot"];
+    "cz" true ["Czechia", "Czech Republic"] ["Czech"];
+    "dk" true ["Denmark"] ["Danish"];
+    "ee" true ["Estonia"] ["Estonian"];
+    "fi" true ["Finland"] ["Finnish"];
+    "fr" true ["France"] ["French"];
+    "de" true ["Germany"] ["German"];
+    "gr" true ["Greece"] ["Greek"];
+    "hu" true ["Hungary"] ["Hungarian"];
+    "ie" true ["Ireland"] ["Irish"];
+    "it" true ["Italy"] ["Italian"];
+    "lv" true ["Latvia"] ["Latvian"];
+    "lt" true ["Lithuania"] ["Lithuanian"];
+    "lu" true ["Luxembourg"] [];
+    "mt" true ["Malta"] ["Maltese"];
+    "nl" true ["Netherlands", "Holland"] ["Dutch"];
+    "pl" true ["Poland"] ["Polish"];
+    "pt" true ["Portugal"] ["Portuguese"];
+    "ro" true ["Romania"] ["Romanian"];
+    "sk" true ["Slovakia"] ["Slovak"];
+    "si" true ["Slovenia"] ["Slovenian"];
+    "es" true ["Spain"] ["Spanish"];
+    "se" true ["Sweden"] ["Swedish"];
+    "gb" false ["United Kingdom", "UK", "Great Britain", "Britain", "England", "Scotland", "Wales", "Northern Ireland"] ["British", "English", "Scottish", "Welsh"];
+    "no" false ["Norway"] ["Norwegian"];
+    "ch" false ["Switzerland"] ["Swiss"];
+    "is" false ["Iceland"] ["Icelandic"];
+    "li" false ["Liechtenstein"] [];
+    "tr" false ["Türkiye", "Turkey"] ["Turkish"];
+    "ua" false ["Ukraine"] ["Ukrainian"];
+    "rs" false ["Serbia"] ["Serbian"];
+    "ru" false ["Russia"] ["Russian"];
+    "us" false ["United States", "USA", "US", "America"] ["American"];
+    "ca" false ["Canada"] ["Canadian"];
+    "mx" false ["Mexico"] ["Mexican"];
+    "br" false ["Brazil", "Brasil"] ["Brazilian", "Brasileiro"];
+    "ar" false ["Argentina"] ["Argentinian", "Argentine"];
+    "cl" false ["Chile"] ["Chilean"];
+    "co" false ["Colombia"] ["Colombian"];
+    "pe" false ["Peru"] ["Peruvian"];
+    "uy" false ["Uruguay"] ["Uruguayan"];
+    "jp" false ["Japan", "Nippon"] ["Japanese"];
+    "kr" false ["South Korea", "Korea"] ["Korean"];
+    "cn" false ["China"] ["Chinese"];
+    "tw" false ["Taiwan"] ["Taiwanese"];
+    "hk" false ["Hong Kong"] [];
+    "sg" false ["Singapore"] ["Singaporean"];
+    "in" false ["India"] ["Indian"];
+    "pk" false ["Pakistan"] ["Pakistani"];
+    "bd" false ["Bangladesh"] [];
+    "id" false ["Indonesia"] ["Indonesian"];
+    "my" false ["Malaysia"] ["Malaysian"];
+    "th" false ["Thailand"] ["Thai"];
+    "vn" false ["Vietnam", "Viet Nam"] ["Vietnamese"];
+    "ph" false ["Philippines"] ["Filipino"];
+    "au" false ["Australia"] ["Australian"];
+    "nz" false ["New Zealand"] [];
+    "za" false ["South Africa"] ["South African"];
+    "ng" false ["Nigeria"] ["Nigerian"];
+    "eg" false ["Egypt"] ["Egyptian"];
+    "ke" false ["Kenya"] ["Kenyan"];
+    "ma" false ["Morocco"] ["Moroccan"];
+    "il" false ["Israel"] ["Israeli"];
+    "ae" false ["United Arab Emirates", "UAE"] ["Emirati"];
+    "sa" false ["Saudi Arabia"] ["Saudi"];
+    "eu" true ["European Union", "EU"] ["European"];
+};
+
+/// Nouns after a demonym that make it a jurisdiction, not a language or a style.
+const JURISDICTION_NOUNS: &[&str] = &[
+    "law",
+    "laws",
+    "rules",
+    "regulations",
+    "rights",
+    "customer",
+    "customers",
+    "consumer",
+    "consumers",
+    "resident",
+    "residents",
+    "address",
+    "buyers",
+    "shoppers",
+    "store",
+    "stores",
+    "site",
+    "website",
+    "market",
+    "courts",
+    "government",
+    "version",
+    "policy",
+    "orders",
+];
+
+/// Countries named in the question: (first token, number of tokens, country).
+fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static Country)> {
+    let mut found = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        for country in COUNTRIES {
+            for name in country.names {
+                let parts: Vec<&str> = name.split(' ').collect();
+                let matches = parts.iter().enumerate().all(|(k, part)| {
+                    tokens
+                        .get(i + k)
+                        .is_some_and(|t| same_name(t.bare().trim_end_matches('.'), part))
+                });
+                if matches {
+                    found.push((i, parts.len(), country));
+                }
+            }
+            let demonym = country
+                .demonyms
+                .iter()
+                .any(|d| token.bare() == *d)
+                && tokens
+                    .get(i + 1)
+                    .is_some_and(|next| JURISDICTION_NOUNS.contains(&next.lower().as_str()));
+            if demonym {
+                found.push((i, 1, country));
+            }
+        }
+    }
+    found
+}
+
+/// Country names that are also ordinary words: matched only when capitalised.
+const ORDINARY_WORDS: &[&str] = &["Turkey", "Chile", "China", "Nippon"];
+
+/// A country name matches in any case; its upper-case short forms ("US", "UK") and names that
+/// are also ordinary words ("turkey") only as written.
+fn same_name(word: &str, name: &str) -> bool {
+    let short_form = name.chars().all(|c| c.is_uppercase());
+    if short_form || ORDINARY_WORDS.contains(&name) {
+        word == name
+    } else {
+        word.eq_ignore_ascii_case(name) || word == name
+    }
+}
+
+#[cfg(test)]
+#[path = "scope_tests.rs"]
+mod tests;

@@ -1,0 +1,77 @@
+use super::*;
+
+const POLICY: &str = "Orders placed with Harbor Lane ship from our warehouse. Harbor Lane Club \
+    members get free returns within 30 days. Payment by card, PayPal or bank transfer. \
+    Customers in Norway pay import duty.";
+
+fn scope(regions: &[&str]) -> RegionScope {
+    RegionScope::new([POLICY, "Returns and refunds"], regions.iter().copied())
+}
+
+fn foreign(question: &str) -> Vec<Foreign> {
+    scope(&["us", "eu"]).foreign(question)
+}
+
+fn org(name: &str) -> Vec<Foreign> {
+    vec![Foreign::Organisation(name.into())]
+}
+
+fn land(name: &str) -> Vec<Foreign> {
+    vec![Foreign::Jurisdiction(name.into())]
+}
+
+#[test]
+fn another_business_named_as_seller_or_policy_owner() {
+    assert_eq!(foreign("How long is Fernhill's return period?"), org("Fernhill"));
+    assert_eq!(foreign("I got a kettle at Brightmart, refund please"), org("Brightmart"));
+    assert_eq!(foreign("ordered shoes from Velo Sport last week"), org("Velo Sport"));
+    assert_eq!(foreign("Does Quickbuy Direct take back opened games?"), org("Quickbuy Direct"));
+    assert_eq!(foreign("can i cancel my Stellar membership"), org("Stellar"));
+    assert_eq!(foreign("What does qBox charge for shipping?"), org("qBox"));
+    assert_eq!(foreign("BRIXO's warranty, how long?"), org("BRIXO"));
+}
+
+#[test]
+fn our_own_names_and_ordinary_capitals_are_in_scope() {
+    for question in [
+        "Does Harbor Lane Club include free returns?",
+        "I paid with PayPal, where does my refund go?",
+        "Refund to my Visa card please",
+        "My TV arrived broken. What now?",
+        "I bought it on Monday in the Spring Sale",
+        "How long do I have to return it? I'm not sure.",
+        "Harbor Lane's return window?",
+        "Is the return window 30 days?",
+    ] {
+        assert_eq!(foreign(question), vec![], "{question}");
+    }
+}
+
+#[test]
+fn jurisdictions_no_region_serves() {
+    assert_eq!(foreign("I live in Canada, can I return this?"), land("Canada"));
+    assert_eq!(foreign("What do Swiss consumer laws say?"), land("Switzerland"));
+    assert_eq!(foreign("is it different under UK rules"), land("United Kingdom"));
+    assert_eq!(foreign("shipping to south korea?"), land("South Korea"));
+    // Served: the US directly, France through the EU region.
+    assert_eq!(foreign("I moved from the US to France"), vec![]);
+    // Named by the policy itself.
+    assert_eq!(foreign("Do customers in Norway pay duty?"), vec![]);
+    // A language, a common noun, the pronoun: not jurisdictions.
+    assert_eq!(foreign("Is the manual available in Spanish?"), vec![]);
+    assert_eq!(foreign("can you send us a turkey roaster"), vec![]);
+}
+
+#[test]
+fn served_regions_come_from_the_manifest() {
+    let canada = scope(&["ca", "au"]);
+    assert_eq!(
+        canada.foreign("What are the US rules for refunds?"),
+        land("United States")
+    );
+    assert_eq!(canada.foreign("I live in Canada"), vec![]);
+    assert_eq!(
+        canada.foreign("German law says 14 days"),
+        land("Germany")
+    );
+}

@@ -1,0 +1,224 @@
+//! The answerability gate, run by the retrieve stage before anything is drafted: a question the
+//! policy in force does not answer escalates with a precise reason instead of being answered
+//! with the nearest clause.
+//!
+//! - `out_of_scope`: the question names another organisation or a jurisdiction the corpus does
+//!   not serve ([`policy_core::scope`]).
+//! - `not_covered_in_version`: another version of the same region answers the question with a
+//!   clause whose topic the version in force does not have, and answers it clearly better. The
+//!   comparison stays inside the customer's region, so publishing another region never changes
+//!   what this one answers.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use policy_core::scope::{Foreign, RegionScope};
+use policy_core::{Clause, Corpus};
+
+use crate::serving::ServingState;
+
+/// Settings of the gate (from [`crate::config::PipelineConfig`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoverageRule {
+    /// The other version's answer must be at least this confident ...
+    pub min_confidence: f64,
+    /// ... and this much more confident than the version in force, or use words of the
+    /// question that the version in force never uses.
+    pub margin: f64,
+}
+
+/// How another version of the region answered the question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionMatch {
+    pub version_id: String,
+    pub clause_id: String,
+    pub topic: String,
+    pub confidence: f64,
+    /// Words the question asks about that the version in force never uses and this clause
+    /// does ("handling" in "is there a handling fee?").
+    pub gap: Vec<String>,
+}
+
+/// The version in force lacks the topic the question is about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotCovered {
+    pub topic: String,
+    /// Versions (any region) whose clauses have the topic, oldest first per region.
+    pub covered_by: Vec<String>,
+    /// The match that showed it.
+    pub evidence: VersionMatch,
+}
+
+impl NotCovered {
+    pub fn reason(&self, version_id: &str) -> String {
+        let words = if self.evidence.gap.is_empty() {
+            String::new()
+        } else {
+            format!(" (\"{}\" appears nowhere in it)", self.evidence.gap.join("\", \""))
+        };
+        format!(
+            "not_covered_in_version: the question is about `{}`, which {version_id} does not \
+             cover{words}; {} ({:.2}) does; versions with this topic: {}",
+            self.topic,
+            self.evidence.clause_id,
+            self.evidence.confidence,
+            self.covered_by.join(", ")
+        )
+    }
+}
+
+/// The topic of a clause: its `<!-- topic: ... -->` tag, else its title.
+pub fn topic_of(clause: &Clause) -> String {
+    clause
+        .topic
+        .clone()
+        .unwrap_or_else(|| clause.title.to_lowercase())
+}
+
+/// Scopes and topic sets per served corpus, computed once per (manifest, region or version).
+#[derive(Debug)]
+pub struct AnswerabilityGate {
+    rule: CoverageRule,
+    scopes: Mutex<HashMap<(String, String), Arc<RegionScope>>>,
+    topics: Mutex<HashMap<(String, String), Arc<BTreeSet<String>>>>,
+}
+
+impl AnswerabilityGate {
+    pub fn new(rule: CoverageRule) -> AnswerabilityGate {
+        AnswerabilityGate {
+            rule,
+            scopes: Mutex::default(),
+            topics: Mutex::default(),
+        }
+    }
+
+    pub fn rule(&self) -> CoverageRule {
+        self.rule
+    }
+
+    /// What the question names that the region's corpus does not cover.
+    pub fn foreign(&self, serving: &ServingState, region: &str, question: &str) -> Vec<Foreign> {
+        self.scope(serving, region).foreign(question)
+    }
+
+    fn scope(&self, serving: &ServingState, region: &str) -> Arc<RegionScope> {
+        let key = (serving.manifest_sha.clone(), region.to_string());
+        let mut scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
+        scopes
+            .entry(key)
+            .or_insert_with(|| Arc::new(region_scope(&serving.corpus, serving, region)))
+            .clone()
+    }
+
+    /// Topics of one version's clauses.
+    pub fn topics(&self, serving: &ServingState, version_id: &str) -> Arc<BTreeSet<String>> {
+        let key = (serving.manifest_sha.clone(), version_id.to_string());
+        let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        topics
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(
+                    serving
+                        .corpus
+                        .version_clauses(version_id)
+                        .map(topic_of)
+                        .collect(),
+                )
+            })
+            .clone()
+    }
+
+    /// Given how the version in force and the region's other versions answered, whether the
+    /// version in force lacks the question's topic.
+    pub fn not_covered(
+        &self,
+        serving: &ServingState,
+        in_force: (&str, f64),
+        others: Vec<VersionMatch>,
+    ) -> Option<NotCovered> {
+        let (version_id, confidence) = in_force;
+        let own_topics = self.topics(serving, version_id);
+        let evidence = others
+            .into_iter()
+            .filter(|m| !own_topics.contains(&m.topic))
+            .filter(|m| m.confidence >= self.rule.min_confidence)
+            .filter(|m| m.confidence - confidence >= self.rule.margin || !m.gap.is_empty())
+            .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
+        let covered_by = serving
+            .manifest
+            .versions()
+            .filter(|v| self.topics(serving, &v.id).contains(&evidence.topic))
+            .map(|v| v.id.clone())
+            .collect();
+        Some(NotCovered {
+            topic: evidence.topic.clone(),
+            covered_by,
+            evidence,
+        })
+    }
+}
+
+fn region_scope(corpus: &Corpus, serving: &ServingState, region: &str) -> RegionScope {
+    let texts = corpus
+        .clauses()
+        .iter()
+        .filter(|c| c.region == region)
+        .flat_map(|c| [c.text.as_str(), c.title.as_str()]);
+    RegionScope::new(texts, serving.manifest.regions())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serving() -> ServingState {
+        ServingState::from_corpus(crate::fakes::tiny_corpus())
+    }
+
+    #[test]
+    fn a_topic_only_another_version_has_is_not_covered() {
+        let serving = serving();
+        let gate = AnswerabilityGate::new(CoverageRule {
+            min_confidence: 0.7,
+            margin: 0.2,
+        });
+        let other = |topic: &str, confidence| VersionMatch {
+            version_id: "eu-v2".into(),
+            clause_id: "eu-v2#sec-9.9".into(),
+            topic: topic.into(),
+            confidence,
+            gap: Vec::new(),
+        };
+        let v1_topics = gate.topics(&serving, "eu-v1");
+        let shared = v1_topics.iter().next().unwrap().clone();
+        // The version in force has the topic: whatever the scores, it is covered.
+        assert_eq!(
+            gate.not_covered(&serving, ("eu-v1", 0.1), vec![other(&shared, 0.99)]),
+            None
+        );
+        // A new topic, clearly better matched elsewhere: not covered.
+        let found = gate
+            .not_covered(&serving, ("eu-v1", 0.5), vec![other("price_match", 0.9)])
+            .unwrap();
+        assert_eq!(found.topic, "price_match");
+        assert!(found.reason("eu-v1").contains("eu-v2#sec-9.9"));
+        // Not clearly better, or not confident: the version in force answers.
+        assert_eq!(
+            gate.not_covered(&serving, ("eu-v1", 0.8), vec![other("price_match", 0.9)]),
+            None
+        );
+        assert_eq!(
+            gate.not_covered(&serving, ("eu-v1", 0.1), vec![other("price_match", 0.6)]),
+            None
+        );
+        // Close scores, but the question's word is one only the other version uses.
+        let with_gap = VersionMatch {
+            gap: vec!["match".into()],
+            ..other("price_match", 0.9)
+        };
+        let found = gate
+            .not_covered(&serving, ("eu-v1", 0.85), vec![with_gap])
+            .unwrap();
+        assert!(found.reason("eu-v1").contains("\"match\" appears nowhere"));
+    }
+}
