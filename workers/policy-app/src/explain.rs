@@ -86,7 +86,6 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                     &e.sanitized_question,
                     &e.region,
                     &e.version_id,
-                    &expansion,
                 )
                 .await;
             for m in &others {

@@ -174,6 +174,20 @@ fn leans_on_previous(sentence: &str) -> bool {
     })
 }
 
+/// The sentence of `clause` that best answers the question (the one a quote is built around).
+pub fn best_sentence<'c>(
+    question: &str,
+    expansion: &QueryExpansion,
+    clause: &'c RetrievedClause,
+) -> Option<&'c str> {
+    let q = QuestionTerms::new(question, expansion);
+    let sentences = split_sentences(&clause.text);
+    let scored = score_sentences(&q, clause, &sentences);
+    (0..scored.len())
+        .max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score))
+        .map(|i| sentences[i])
+}
+
 /// The sentences of `clause` that answer the question, in document order.
 fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
     let sentences = split_sentences(&clause.text);

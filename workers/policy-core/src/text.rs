@@ -270,26 +270,40 @@ const SET_ASIDE: &[&str] = &[
     "i know",
     "i heard",
     "heard",
-    "rather",
-    "instead of",
-    "apart from",
-    "besides",
     "not interested",
 ];
+/// Phrases that set aside only what follows them in the same part ("pause it instead of
+/// cancelling").
+const SET_ASIDE_AFTER: &[&str] = &["instead of", "rather than", "apart from", "besides", "except"];
 
-/// The content words of what a question actually asks: its words minus the parts it sets
-/// aside. Parts are separated by punctuation and by "but"; a part containing a set-aside
-/// phrase only gives context ("I know there used to be a restocking fee, but how long ...").
-pub fn focus_words(question: &str) -> BTreeSet<String> {
+/// The parts of a question that say what it asks: the question minus what it sets aside.
+/// Parts are separated by punctuation and by "but"; a part containing a set-aside phrase only
+/// gives context ("I know there used to be a restocking fee, but how long ...").
+pub fn focus_parts(question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
     lower
         .split([',', ';', ':', '.', '?', '!', '(', ')'])
         .flat_map(|part| part.split(" but "))
-        .filter(|part| {
+        .filter_map(|part| {
             let padded = format!(" {} ", part.trim());
-            !SET_ASIDE.iter().any(|cue| padded.contains(&format!(" {cue} ")))
+            if SET_ASIDE.iter().any(|cue| padded.contains(&format!(" {cue} "))) {
+                return None;
+            }
+            let kept = SET_ASIDE_AFTER
+                .iter()
+                .filter_map(|cue| padded.find(&format!(" {cue} ")))
+                .min()
+                .map_or(padded.as_str(), |at| &padded[..at]);
+            Some(kept.trim().to_string()).filter(|k| !k.is_empty())
         })
-        .flat_map(content_words)
+        .collect()
+}
+
+/// The content words of what a question asks ([`focus_parts`]).
+pub fn focus_words(question: &str) -> BTreeSet<String> {
+    focus_parts(question)
+        .iter()
+        .flat_map(|part| content_words(part))
         .collect()
 }
 

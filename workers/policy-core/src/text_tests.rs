@@ -129,6 +129,8 @@ fn focus_words_leave_out_what_the_question_sets_aside() {
     assert!(!focus.contains("handling") && !focus.contains("fee"), "{focus:?}");
     let focus = focus_words("Leaving gift wrap aside: who pays the postage?");
     assert!(focus.contains("postage") && !focus.contains("wrap"), "{focus:?}");
+    let focus = focus_words("can I pause it instead of cancelling");
+    assert!(focus.contains("pause") && !focus.contains("cancelling"), "{focus:?}");
     let focus = focus_words("Is there a handling fee on opened returns?");
     assert!(focus.contains("handling") && focus.contains("fee"), "{focus:?}");
 }

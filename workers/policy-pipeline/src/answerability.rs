@@ -4,22 +4,31 @@
 //!
 //! - `out_of_scope`: the question names another organisation or a jurisdiction the corpus does
 //!   not serve ([`policy_core::scope`]).
+//! - `out_of_scope` too: the question is closer to a library of requests no retailer's policy
+//!   answers (travel, insurance, weather...) than to any clause of the version in force
+//!   ([`crate::out_of_domain`]).
 //! - `not_covered_in_version`: another version of the same region answers the question with a
 //!   clause whose topic the version in force does not have, and answers it clearly better. The
 //!   comparison stays inside the customer's region, so publishing another region never changes
 //!   what this one answers.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use policy_core::scope::{Foreign, RegionScope};
+use policy_core::text::{analyze, content_words, focus_parts};
 use policy_core::{Clause, Corpus};
 
+use crate::out_of_domain::{DomainMatch, OutOfDomainLibrary};
 use crate::serving::ServingState;
+use policy_search::retriever::SharedEmbedder;
 
 /// Settings of the gate (from [`crate::config::PipelineConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CoverageRule {
+pub struct AnswerabilityRule {
+    /// Out of domain when the out-of-domain library is this much closer (cosine) to the
+    /// question than the closest clause of the version in force.
+    pub out_of_domain_margin: f32,
     /// The other version's answer must be at least this confident ...
     pub min_confidence: f64,
     /// ... and this much more confident than the version in force, or use words of the
@@ -75,25 +84,75 @@ pub fn topic_of(clause: &Clause) -> String {
         .unwrap_or_else(|| clause.title.to_lowercase())
 }
 
-/// Scopes and topic sets per served corpus, computed once per (manifest, region or version).
+/// The words of a text as stems, and its adjacent stem pairs ("price adjustment").
+#[derive(Debug, Default)]
+struct Wording {
+    stems: HashSet<String>,
+    pairs: HashSet<(String, String)>,
+}
+
+impl Wording {
+    fn of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Wording {
+        let mut wording = Wording::default();
+        for text in texts {
+            let stems = analyze(text);
+            for pair in stems.windows(2) {
+                wording.pairs.insert((pair[0].clone(), pair[1].clone()));
+            }
+            wording.stems.extend(stems);
+        }
+        wording
+    }
+}
+
+/// Scopes, topics and wordings per served corpus, computed once per (manifest, region or
+/// version).
 #[derive(Debug)]
 pub struct AnswerabilityGate {
-    rule: CoverageRule,
+    rule: AnswerabilityRule,
+    domain: Option<(Arc<OutOfDomainLibrary>, SharedEmbedder)>,
     scopes: Mutex<HashMap<(String, String), Arc<RegionScope>>>,
     topics: Mutex<HashMap<(String, String), Arc<BTreeSet<String>>>>,
+    wordings: Mutex<HashMap<(String, String), Arc<Wording>>>,
 }
 
 impl AnswerabilityGate {
-    pub fn new(rule: CoverageRule) -> AnswerabilityGate {
+    pub fn new(rule: AnswerabilityRule) -> AnswerabilityGate {
         AnswerabilityGate {
             rule,
+            domain: None,
             scopes: Mutex::default(),
             topics: Mutex::default(),
+            wordings: Mutex::default(),
         }
     }
 
-    pub fn rule(&self) -> CoverageRule {
+    /// The same gate also checking questions against an out-of-domain library.
+    pub fn with_out_of_domain(
+        mut self,
+        library: Arc<OutOfDomainLibrary>,
+        embedder: SharedEmbedder,
+    ) -> AnswerabilityGate {
+        self.domain = Some((library, embedder));
+        self
+    }
+
+    pub fn rule(&self) -> AnswerabilityRule {
         self.rule
+    }
+
+    /// The question's match in the out-of-domain library, and the margin it has over
+    /// `in_domain` (the best cosine of any clause of the version in force).
+    pub async fn out_of_domain(&self, question: &str) -> Option<DomainMatch> {
+        let (library, embedder) = self.domain.as_ref()?;
+        // The retriever embedded the same question a moment ago: a cache hit.
+        let vector = embedder.embed_query_async(question).await.ok()?;
+        library.matches(&vector)
+    }
+
+    /// Whether a match in the library outweighs the policy's own best match.
+    pub fn is_out_of_domain(&self, found: &DomainMatch, in_domain: f32) -> bool {
+        found.similarity - in_domain >= self.rule.out_of_domain_margin
     }
 
     /// What the question names that the region's corpus does not cover.
@@ -128,6 +187,64 @@ impl AnswerabilityGate {
             .clone()
     }
 
+    fn wording(&self, serving: &ServingState, version_id: &str) -> Arc<Wording> {
+        let key = (serving.manifest_sha.clone(), version_id.to_string());
+        let mut wordings = self.wordings.lock().unwrap_or_else(|e| e.into_inner());
+        wordings
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Wording::of(
+                    serving
+                        .corpus
+                        .version_clauses(version_id)
+                        .flat_map(|c| [c.title.as_str(), c.text.as_str()]),
+                ))
+            })
+            .clone()
+    }
+
+    /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
+    /// uses and the version in force uses nowhere: "handling" in "is there a handling fee?"
+    /// when the fee was retracted, "price adjustment" when only "price" remains.
+    pub fn gap(
+        &self,
+        serving: &ServingState,
+        version_id: &str,
+        question: &str,
+        clause: &Clause,
+    ) -> Vec<String> {
+        let in_force = self.wording(serving, version_id);
+        let other = Wording::of([clause.title.as_str(), clause.text.as_str()]);
+        let mut gap = Vec::new();
+        for part in focus_parts(question) {
+            let words: Vec<&str> = part
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            let content: Vec<Option<String>> = words
+                .iter()
+                .map(|w| {
+                    let is_content = content_words(w).len() == 1;
+                    is_content.then(|| analyze(w).concat())
+                })
+                .collect();
+            for (i, stem) in content.iter().enumerate() {
+                let Some(stem) = stem else { continue };
+                if other.stems.contains(stem) && !in_force.stems.contains(stem) {
+                    gap.push(words[i].to_string());
+                }
+                if let Some(Some(next)) = content.get(i + 1) {
+                    let pair = (stem.clone(), next.clone());
+                    if other.pairs.contains(&pair) && !in_force.pairs.contains(&pair) {
+                        gap.push(format!("{} {}", words[i], words[i + 1]));
+                    }
+                }
+            }
+        }
+        gap.dedup();
+        gap
+    }
+
     /// Given how the version in force and the region's other versions answered, whether the
     /// version in force lacks the question's topic.
     pub fn not_covered(
@@ -141,8 +258,13 @@ impl AnswerabilityGate {
         let evidence = others
             .into_iter()
             .filter(|m| !own_topics.contains(&m.topic))
-            .filter(|m| m.confidence >= self.rule.min_confidence)
-            .filter(|m| m.confidence - confidence >= self.rule.margin || !m.gap.is_empty())
+            .filter(|m| {
+                // Clearly better matched, or matched at least as well with words of the
+                // question the version in force never uses.
+                let better = m.confidence >= self.rule.min_confidence
+                    && m.confidence - confidence >= self.rule.margin;
+                better || (!m.gap.is_empty() && m.confidence >= confidence)
+            })
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
         let covered_by = serving
             .manifest
@@ -178,7 +300,8 @@ mod tests {
     #[test]
     fn a_topic_only_another_version_has_is_not_covered() {
         let serving = serving();
-        let gate = AnswerabilityGate::new(CoverageRule {
+        let gate = AnswerabilityGate::new(AnswerabilityRule {
+            out_of_domain_margin: 0.1,
             min_confidence: 0.7,
             margin: 0.2,
         });

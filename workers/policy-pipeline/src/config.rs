@@ -94,6 +94,26 @@ pub struct PipelineConfig {
         default_value_t = 2
     )]
     pub embed_threads: usize,
+    /// Requests no retailer's policy answers (travel, insurance, weather...), as a JSONL file
+    /// of `text` and `category`: `builtin` (guard/out_of_domain.jsonl), `none`, or a path
+    #[arg(
+        value_name = "POLICY_OUT_OF_DOMAIN_LIBRARY",
+        id = "policy_out_of_domain_library",
+        long = "out-of-domain-library",
+        env = "POLICY_OUT_OF_DOMAIN_LIBRARY",
+        default_value = "builtin"
+    )]
+    pub out_of_domain_library: String,
+    /// A question is out of scope when that library is this much closer to it (cosine) than
+    /// the closest clause of the version in force (fitted on the development sets)
+    #[arg(
+        value_name = "POLICY_OUT_OF_DOMAIN_MARGIN",
+        id = "policy_out_of_domain_margin",
+        long = "out-of-domain-margin",
+        env = "POLICY_OUT_OF_DOMAIN_MARGIN",
+        default_value_t = 0.12
+    )]
+    pub out_of_domain_margin: f32,
     /// A question escalates as `not_covered_in_version` when another version of the region
     /// answers it, from a topic the version in force lacks, with at least this confidence ...
     #[arg(
@@ -177,6 +197,8 @@ impl Default for PipelineConfig {
             embed_batch: 16,
             embed_threads: 2,
             runner_up_margin: 2.0,
+            out_of_domain_library: "builtin".into(),
+            out_of_domain_margin: 0.12,
             coverage_min_confidence: 0.75,
             coverage_margin: 0.1,
             disclaimer_text: DISCLAIMER.into(),
@@ -189,8 +211,9 @@ impl Default for PipelineConfig {
 }
 
 impl PipelineConfig {
-    pub fn coverage_rule(&self) -> crate::answerability::CoverageRule {
-        crate::answerability::CoverageRule {
+    pub fn answerability_rule(&self) -> crate::answerability::AnswerabilityRule {
+        crate::answerability::AnswerabilityRule {
+            out_of_domain_margin: self.out_of_domain_margin,
             min_confidence: self.coverage_min_confidence,
             margin: self.coverage_margin,
         }
@@ -241,6 +264,9 @@ impl Settings for PipelineConfig {
                 "POLICY_CUTOVER_AMBIGUITY_HOURS",
                 "must not be negative",
             ));
+        }
+        if !(-1.0..=1.0).contains(&self.out_of_domain_margin) {
+            return Err(invalid("POLICY_OUT_OF_DOMAIN_MARGIN", "must be within [-1, 1]"));
         }
         if self.runner_up_margin < 0.0 {
             return Err(invalid("POLICY_RUNNER_UP_MARGIN", "must not be negative"));

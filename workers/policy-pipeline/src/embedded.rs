@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use policy_core::{load_dir, Corpus};
 use policy_search::cache::cache_key;
-use policy_search::embed::embed_parallel;
+use policy_search::embed::embed_library;
 use policy_search::indexer::{self, IndexReport};
 use policy_search::{
     CachedEmbedder, Calibration, ConfidenceTiers, EmbedBatcher, EmbeddedIndex, EmbeddedRetriever,
@@ -22,6 +22,7 @@ use crate::config::PipelineConfig;
 use crate::enrich::Enricher;
 use crate::generate::{ExtractiveGenerator, GenerateStage, Generator};
 use crate::guard::AttackLibrary;
+use crate::out_of_domain::OutOfDomainLibrary;
 use crate::judge::JudgeStage;
 use crate::published;
 use crate::retrieve::RetrieveStage;
@@ -205,9 +206,48 @@ pub fn refresh(index: &EmbeddedIndex) {
 
 /// The enrich stage with the injection guard's library of known attacks, embedded by the
 /// same model (and in the same normalisation) as the questions.
+/// Vectors of an example library's texts, cached next to the index.
+fn library_vectors(
+    cache_dir: Option<&Path>,
+    embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    texts: &[String],
+    what: &str,
+) -> Result<Vec<Vec<f32>>, AssemblyError> {
+    let keys: Vec<String> = texts.iter().map(|t| cache_key(t)).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    embed_library(cache_dir, embedder.inner().as_ref(), &refs)
+        .map_err(|e| AssemblyError(format!("embedding the {what}: {e}")))
+}
+
+/// The answerability gate, with the out-of-domain library the settings name.
+pub fn answerability_gate(
+    config: &PipelineConfig,
+    embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    cache_dir: Option<&Path>,
+) -> Result<AnswerabilityGate, AssemblyError> {
+    let gate = AnswerabilityGate::new(config.answerability_rule());
+    let entries = OutOfDomainLibrary::texts(&config.out_of_domain_library)
+        .map_err(|e| AssemblyError(e.to_string()))?;
+    if entries.is_empty() {
+        return Ok(gate);
+    }
+    let texts: Vec<String> = entries.iter().map(|(_, t)| t.clone()).collect();
+    let vectors = library_vectors(cache_dir, embedder, &texts, "out-of-domain library")?;
+    let library = OutOfDomainLibrary::new(
+        entries
+            .into_iter()
+            .map(|(category, text)| format!("{category}: {text}"))
+            .zip(vectors)
+            .collect(),
+    );
+    tracing::info!(entries = library.len(), "answerability: out-of-domain library loaded");
+    Ok(gate.with_out_of_domain(Arc::new(library), embedder.clone()))
+}
+
 pub fn enricher(
     config: &PipelineConfig,
     embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    cache_dir: Option<&Path>,
 ) -> Result<Enricher, AssemblyError> {
     let entries =
         AttackLibrary::entries(&config.guard_library).map_err(|e| AssemblyError(e.to_string()))?;
@@ -215,10 +255,8 @@ pub fn enricher(
     if entries.is_empty() {
         return Ok(enricher);
     }
-    let texts: Vec<String> = entries.iter().map(|(t, _)| cache_key(t)).collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let vectors = embed_parallel(embedder.inner().as_ref(), &refs, 16, |_| {})
-        .map_err(|e| AssemblyError(format!("embedding the attack library: {e}")))?;
+    let texts: Vec<String> = entries.iter().map(|(t, _)| t.clone()).collect();
+    let vectors = library_vectors(cache_dir, embedder, &texts, "attack library")?;
     let library = AttackLibrary::new(
         vectors
             .into_iter()
@@ -241,7 +279,8 @@ fn assemble(
     config: PipelineConfig,
     generator: Option<Arc<dyn Generator>>,
 ) -> Result<Embedded, AssemblyError> {
-    let enricher = enricher(&config, &embedder)?;
+    let enricher = enricher(&config, &embedder, Some(index.dir()))?;
+    let gate = answerability_gate(&config, &embedder, Some(index.dir()))?;
     let retriever = Arc::new(EmbeddedRetriever::new(index.clone(), embedder.clone()));
     let tiers = ConfidenceTiers {
         answer: config.answer_threshold,
@@ -258,7 +297,7 @@ fn assemble(
         index.clone(),
         embedder.clone(),
     )))
-    .with_gate(Arc::new(AnswerabilityGate::new(config.coverage_rule())));
+    .with_gate(Arc::new(gate));
     let generator = generator.unwrap_or_else(|| {
         Arc::new(ExtractiveGenerator {
             runner_up_margin: config.runner_up_margin,

@@ -17,6 +17,7 @@ pub mod golden_turn;
 pub mod guard;
 pub mod judge;
 pub mod observe;
+pub mod out_of_domain;
 pub mod outcome;
 pub mod published;
 pub mod retrieve;

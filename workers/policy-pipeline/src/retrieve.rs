@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use policy_core::citation::referenced_clause_numbers;
+use policy_core::extract::best_sentence;
 use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
 use policy_search::{
     ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
@@ -51,6 +53,46 @@ fn retrieved(hit: ClauseHit) -> RetrievedClause {
         status: hit.status,
         sentence_scores: hit.sentence_scores,
     }
+}
+
+/// When the sentence of the top clause that answers the question only points elsewhere
+/// ("refunds are made as set out in clause 5.1"), the clause it points to joins the evidence
+/// right after it, scored level with it, so the answer quotes the fact and cites where it is.
+fn follow_reference(
+    serving: &ServingState,
+    question: &str,
+    expansion: &QueryExpansion,
+    clauses: &mut Vec<RetrievedClause>,
+) {
+    let Some(top) = clauses.first() else { return };
+    let Some(sentence) = best_sentence(question, expansion, top) else {
+        return;
+    };
+    let version_id = top.clause.version_id.clone();
+    let top_id = top.clause_id();
+    let referenced = referenced_clause_numbers(sentence)
+        .into_iter()
+        .map(|number| format!("{version_id}#sec-{number}"))
+        .find(|id| *id != top_id && serving.corpus.clause(id).is_some());
+    let Some(id) = referenced else { return };
+    let (score, status) = (top.score, top.status);
+    let follow = match clauses.iter().position(|c| c.clause_id() == id) {
+        Some(at) => clauses.remove(at),
+        None => {
+            let Some(clause) = serving.corpus.clause(&id) else { return };
+            RetrievedClause {
+                clause: ClauseRef::unchecked(&id),
+                title: clause.title.clone(),
+                text: clause.text.clone(),
+                score,
+                lexical_rank: None,
+                vector_rank: None,
+                status,
+                sentence_scores: Vec::new(),
+            }
+        }
+    };
+    clauses.insert(1.min(clauses.len()), RetrievedClause { score, ..follow });
 }
 
 impl RetrieveStage {
@@ -157,15 +199,7 @@ impl RetrieveStage {
         question: &str,
         region: &str,
         version_id: &str,
-        expansion: &QueryExpansion,
     ) -> Vec<VersionMatch> {
-        // Words asked about that the version in force never uses.
-        let focus = policy_core::text::focus_words(question);
-        let unused: Vec<&str> = expansion
-            .words()
-            .filter(|t| !t.in_version && focus.contains(&t.word))
-            .map(|t| t.word.as_str())
-            .collect();
         let versions = serving
             .manifest
             .region_versions(region)
@@ -180,13 +214,11 @@ impl RetrieveStage {
             else {
                 continue;
             };
-            let stems: std::collections::HashSet<String> =
-                policy_core::text::analyze(&clause.text).into_iter().collect();
-            let gap = unused
-                .iter()
-                .filter(|w| policy_core::text::analyze(w).iter().all(|s| stems.contains(s)))
-                .map(|w| w.to_string())
-                .collect();
+            let gap = self
+                .gate
+                .as_ref()
+                .map(|gate| gate.gap(serving, version_id, question, clause))
+                .unwrap_or_default();
             matches.push(VersionMatch {
                 version_id: other.id.clone(),
                 clause_id: clause.clause_id.clone(),
@@ -232,11 +264,33 @@ impl RetrieveStage {
             }
             Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
         };
+        // The closest any clause of the version comes to the question (before the cut).
+        let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
         let mut hits = self
             .reranker
             .rerank(&enrichment.sanitized_question, &expansion, hits);
         hits.truncate(self.top_k);
         let confidence = self.reranker.confidence(&hits);
+        if let Some(gate) = &self.gate {
+            if let Some(found) = gate.out_of_domain(&enrichment.sanitized_question).await {
+                tracing::debug!(
+                    out_of_domain = found.similarity,
+                    in_domain,
+                    nearest = found.nearest,
+                    "domain match"
+                );
+                if gate.is_out_of_domain(&found, in_domain) {
+                    let reason = format!(
+                        "out_of_scope: the question is closer to requests this policy does not \
+                         cover ({:.2}, nearest \"{}\") than to any clause of {} ({in_domain:.2})",
+                        found.similarity, found.nearest, enrichment.version_id
+                    );
+                    return Ok(Step::Done(Box::new(
+                        turn.escalate(ReasonCode::OutOfScope, vec![reason]),
+                    )));
+                }
+            }
+        }
         let not_covered = match &self.gate {
             Some(gate) => {
                 let others = self
@@ -245,7 +299,6 @@ impl RetrieveStage {
                         &enrichment.sanitized_question,
                         &enrichment.region,
                         &enrichment.version_id,
-                        &expansion,
                     )
                     .await;
                 gate.not_covered(
@@ -261,8 +314,15 @@ impl RetrieveStage {
         if tier == Tier::Answer && enrichment.region_low_confidence {
             tier = Tier::Disclaimer;
         }
+        let mut clauses: Vec<RetrievedClause> = hits.into_iter().map(retrieved).collect();
+        follow_reference(
+            &ctx.serving,
+            &enrichment.sanitized_question,
+            &expansion,
+            &mut clauses,
+        );
         let retrieval = Retrieval {
-            clauses: hits.into_iter().map(retrieved).collect(),
+            clauses,
             confidence,
             tier,
             backend: self.retriever.backend().to_string(),

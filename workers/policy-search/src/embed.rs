@@ -151,6 +151,49 @@ impl Embedder for MiniLmEmbedder {
     }
 }
 
+/// Vectors of a fixed list of texts (an example library), embedded once per model and list and
+/// kept in `dir` (`{dir}/library-{hash}.f32`): a worker restart reads them instead of
+/// re-embedding hundreds of examples. Without `dir`, or when the file is unreadable or stale,
+/// they are embedded.
+pub fn embed_library(
+    dir: Option<&std::path::Path>,
+    embedder: &dyn Embedder,
+    texts: &[&str],
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(embedder.model_id().as_bytes());
+    for text in texts {
+        hash.update(b"\n");
+        hash.update(text.as_bytes());
+    }
+    let key = hex::encode(&hash.finalize()[..12]);
+    let dimension = embedder.dimension();
+    let path = dir.map(|d| d.join(format!("library-{key}.f32")));
+    if let Some(bytes) = path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        if bytes.len() == texts.len() * dimension * 4 {
+            return Ok(bytes
+                .chunks_exact(dimension * 4)
+                .map(|v| {
+                    v.chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect()
+                })
+                .collect());
+        }
+    }
+    let vectors = embed_parallel(embedder, texts, 16, |_| {})?;
+    if let Some(path) = path {
+        let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        // Written aside then renamed: a reader never sees half a file.
+        let tmp = path.with_extension("f32.tmp");
+        if std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).is_err() {
+            tracing::warn!(path = %path.display(), "library vectors not cached");
+        }
+    }
+    Ok(vectors)
+}
+
 /// Embeds many texts (an index build) on every core: texts are sorted by length so that a
 /// batch pads little, and whole batches run side by side, one per thread. `progress` gets the
 /// number of texts embedded so far. Vectors come back in the order of `texts`.

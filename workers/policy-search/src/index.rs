@@ -166,6 +166,11 @@ fn lock_writer(dir: &Path) -> Result<File, IndexError> {
 }
 
 impl EmbeddedIndex {
+    /// The directory the index lives in (also where example libraries' vectors are cached).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Opens the index under `dir` as its writer, creating it when empty.
     pub fn open(dir: &Path) -> Result<EmbeddedIndex, IndexError> {
         std::fs::create_dir_all(dir).map_err(|e| storage(dir, e))?;
