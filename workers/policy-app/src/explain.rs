@@ -81,12 +81,7 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                 gate.rule()
             );
             let others = stage
-                .other_versions(
-                    &serving,
-                    &e.sanitized_question,
-                    &e.region,
-                    &e.version_id,
-                )
+                .other_versions(&serving, &e.sanitized_question, &e.region, &e.version_id)
                 .await;
             for m in &others {
                 let _ = writeln!(
@@ -95,7 +90,11 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                     m.version_id,
                     m.clause_id,
                     m.topic,
-                    if own.contains(&m.topic) { "in force too" } else { "NOT in force" },
+                    if own.contains(&m.topic) {
+                        "in force too"
+                    } else {
+                        "NOT in force"
+                    },
                     m.confidence,
                     m.confidence - confidence,
                     m.gap

@@ -82,8 +82,22 @@ pub struct CitationParse {
 /// Formats the tag the generator appends for a clause.
 /// Words that introduce a reference to another clause by number.
 const REFERENCE_WORDS: &[&str] = &[
-    "clause", "clauses", "section", "sections", "sec", "paragraph", "paragraphs", "§", "in",
-    "under", "and", "or", "to", "with", "see", "per",
+    "clause",
+    "clauses",
+    "section",
+    "sections",
+    "sec",
+    "paragraph",
+    "paragraphs",
+    "§",
+    "in",
+    "under",
+    "and",
+    "or",
+    "to",
+    "with",
+    "see",
+    "per",
 ];
 
 /// Clause numbers a policy sentence refers to: "in the manner set out in clause 4.1", "see
@@ -98,16 +112,18 @@ pub fn referenced_clause_numbers(sentence: &str) -> Vec<String> {
     for (i, token) in tokens.iter().enumerate() {
         let number = token.trim_end_matches(['.', ':']);
         let dotted = number.contains('.')
-            && number.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-        let after_reference = i > 0 && REFERENCE_WORDS.contains(&tokens[i - 1].to_lowercase().as_str());
+            && number
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let after_reference =
+            i > 0 && REFERENCE_WORDS.contains(&tokens[i - 1].to_lowercase().as_str());
         const UNITS: &[&str] = &[
             "%", "per", "percent", "day", "days", "hour", "hours", "week", "weeks", "month",
             "months", "year", "years", "times", "kg", "km", "x",
         ];
         let unit_follows = tokens.get(i + 1).is_some_and(|t| {
             let t = t.to_lowercase();
-            UNITS.contains(&t.trim_end_matches(['.', ',']))
-                || t.starts_with('%')
+            UNITS.contains(&t.trim_end_matches(['.', ','])) || t.starts_with('%')
         });
         if dotted && after_reference && !unit_follows && !numbers.contains(&number.to_string()) {
             numbers.push(number.to_string());

@@ -119,7 +119,10 @@ fn references_to_other_clauses_by_number() {
         referenced_clause_numbers("Subject to clauses 3.2 and 3.3, goods may be returned."),
         ["3.2", "3.3"]
     );
-    assert_eq!(referenced_clause_numbers("See section 10.4: fees apply."), ["10.4"]);
+    assert_eq!(
+        referenced_clause_numbers("See section 10.4: fees apply."),
+        ["10.4"]
+    );
     // Amounts and versions are not clauses.
     assert!(referenced_clause_numbers("A fee of 2.5 % applies to orders in 2.5 days.").is_empty());
     assert!(referenced_clause_numbers("Prices rose by 1.5 percent.").is_empty());

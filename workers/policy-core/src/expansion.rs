@@ -76,7 +76,9 @@ impl QueryExpansion {
         self.words()
             .map(|t| {
                 t.stems().iter().any(|s| stems.contains(s))
-                    || self.phrases_with(t).any(|p| p.equivalents.iter().any(|e| has(e)))
+                    || self
+                        .phrases_with(t)
+                        .any(|p| p.equivalents.iter().any(|e| has(e)))
             })
             .collect()
     }

@@ -67,8 +67,19 @@ const SHORT_CLAUSE_WORDS: usize = 70;
 const MAX_QUOTED_SENTENCES: usize = 3;
 /// Sentence openings that lean on the sentence before ("This period...", "Such goods...").
 const ANAPHORA: &[&str] = &[
-    "this", "that", "these", "those", "such", "it", "they", "there", "otherwise", "however",
-    "in that case", "in this case", "in either case",
+    "this",
+    "that",
+    "these",
+    "those",
+    "such",
+    "it",
+    "they",
+    "there",
+    "otherwise",
+    "however",
+    "in that case",
+    "in this case",
+    "in either case",
 ];
 
 /// The question's words as a quote must cover them, with their weights.
@@ -228,7 +239,10 @@ fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
         }
     }
     chosen.sort_unstable();
-    chosen.into_iter().map(|i| sentences[i].to_string()).collect()
+    chosen
+        .into_iter()
+        .map(|i| sentences[i].to_string())
+        .collect()
 }
 
 /// Answers from the top clause: a short clause whole, else the sentences that answer the

@@ -1448,8 +1448,19 @@ fn forged_markup(raw: &str) -> bool {
         return true;
     }
     const NAMES: &[&str] = &[
-        "directive", "instruction", "system", "admin", "prompt", "assistant", "model", "override",
-        "developer", "note to", "ai note", "bot note", "operator",
+        "directive",
+        "instruction",
+        "system",
+        "admin",
+        "prompt",
+        "assistant",
+        "model",
+        "override",
+        "developer",
+        "note to",
+        "ai note",
+        "bot note",
+        "operator",
     ];
     // Text between '<' or '[[' and the next '>' or ':' / ']]': a tag or label name.
     let mut names = Vec::new();
@@ -1555,9 +1566,34 @@ fn invalidates_instructions(text: &str) -> bool {
 
 /// Verbs that, as an order, make the assistant assert something.
 const ASSERTING_VERBS: &[&str] = &[
-    "say", "state", "write", "confirm", "promise", "guarantee", "declare", "announce", "assure",
-    "reply", "respond", "answer", "tell", "output", "print", "type", "begin", "start", "end",
-    "finish", "conclude", "include", "add", "affirm", "certify", "assert", "repeat", "nod",
+    "say",
+    "state",
+    "write",
+    "confirm",
+    "promise",
+    "guarantee",
+    "declare",
+    "announce",
+    "assure",
+    "reply",
+    "respond",
+    "answer",
+    "tell",
+    "output",
+    "print",
+    "type",
+    "begin",
+    "start",
+    "end",
+    "finish",
+    "conclude",
+    "include",
+    "add",
+    "affirm",
+    "certify",
+    "assert",
+    "repeat",
+    "nod",
 ];
 /// Words that open a question inside an order ("tell me how long..."): a request, not a
 /// dictated assertion.
@@ -1567,13 +1603,46 @@ const ASKING_WORDS: &[&str] = &[
 ];
 /// Words that open a declarative clause or a quote.
 const ASSERTION_OPENERS: &[&str] = &[
-    "that", "yes", "no", "i", "i'll", "i'm", "i've", "i'd", "my", "it", "it's", "it'll",
-    "you", "you'll", "you've", "you're", "we", "we'll", "we've", "we're", "everything",
-    "northwind", "this", "the", "its", "they", "there", "nothing", "me",
+    "that",
+    "yes",
+    "no",
+    "i",
+    "i'll",
+    "i'm",
+    "i've",
+    "i'd",
+    "my",
+    "it",
+    "it's",
+    "it'll",
+    "you",
+    "you'll",
+    "you've",
+    "you're",
+    "we",
+    "we'll",
+    "we've",
+    "we're",
+    "everything",
+    "northwind",
+    "this",
+    "the",
+    "its",
+    "they",
+    "there",
+    "nothing",
+    "me",
 ];
 /// The assistant's reply, as an object of an order ("begin your reply with").
 const REPLY_NOUNS: &[&str] = &[
-    "reply", "answer", "response", "output", "message", "next message", "sentence", "text",
+    "reply",
+    "answer",
+    "response",
+    "output",
+    "message",
+    "next message",
+    "sentence",
+    "text",
 ];
 
 /// An order to the assistant to assert something rather than a question: "just promise my
@@ -1591,14 +1660,22 @@ fn dictates_an_assertion(text: &str) -> bool {
         // Leading softeners: "just", "please", "now", "and", "so", "simply".
         let start = tokens
             .iter()
-            .position(|t| !matches!(*t, "just" | "please" | "now" | "and" | "so" | "simply" | "then" | "ok" | "okay"))
+            .position(|t| {
+                !matches!(
+                    *t,
+                    "just" | "please" | "now" | "and" | "so" | "simply" | "then" | "ok" | "okay"
+                )
+            })
             .unwrap_or(tokens.len());
         let rest = &tokens[start..];
         // "Your answer must end with", "the reply has to say".
         if rest.len() >= 3
             && matches!(rest[0], "your" | "the" | "every" | "each")
             && REPLY_NOUNS.contains(&rest[1])
-            && matches!(rest[2], "must" | "should" | "has" | "needs" | "will" | "shall")
+            && matches!(
+                rest[2],
+                "must" | "should" | "has" | "needs" | "will" | "shall"
+            )
         {
             return true;
         }
@@ -1619,7 +1696,11 @@ fn dictates_an_assertion(text: &str) -> bool {
             return true;
         }
         // "Say I bought it as a gift, ..." supposes; "say that ..." or "say 'yes'" dictates.
-        if *verb == "say" && !next.first().is_some_and(|w| matches!(*w, "that" | "yes" | "no")) {
+        if *verb == "say"
+            && !next
+                .first()
+                .is_some_and(|w| matches!(*w, "that" | "yes" | "no"))
+        {
             let quoted_say = sentence.contains('"') || sentence.matches('\'').count() >= 2;
             if !quoted_say {
                 continue;
@@ -1632,7 +1713,9 @@ fn dictates_an_assertion(text: &str) -> bool {
             ASSERTION_OPENERS.contains(w) && !ASKING_WORDS.contains(w)
                 || (*w == "the" && has_finite_verb(&next[1..]))
         });
-        let asks = next.first().is_some_and(|w| ASKING_WORDS.contains(w) && *w != "the");
+        let asks = next
+            .first()
+            .is_some_and(|w| ASKING_WORDS.contains(w) && *w != "the");
         if !asks && (opens_assertion || quoted) {
             return true;
         }
@@ -1656,7 +1739,9 @@ fn orders_a_pretence(text: &str) -> bool {
             .position(|t| !matches!(*t, "just" | "please" | "now" | "and" | "so" | "ok" | "okay"))
             .unwrap_or(tokens.len());
         let rest = &tokens[start..];
-        let Some(verb) = rest.first() else { return false };
+        let Some(verb) = rest.first() else {
+            return false;
+        };
         REFRAMING_IMPERATIVES.contains(verb)
             && !sentence.contains('?')
             && rest.len() > 3
@@ -1666,21 +1751,38 @@ fn orders_a_pretence(text: &str) -> bool {
 
 /// Verbs that grant something, as an order.
 const GRANT_ORDERS: &[&str] = &[
-    "waive", "approve", "refund", "grant", "give", "apply", "authorize", "authorise", "accept",
-    "treat", "send", "credit", "ship", "upgrade",
+    "waive",
+    "approve",
+    "refund",
+    "grant",
+    "give",
+    "apply",
+    "authorize",
+    "authorise",
+    "accept",
+    "treat",
+    "send",
+    "credit",
+    "ship",
+    "upgrade",
 ];
 
 /// "From now on, waive the fee": a standing order to grant something (not "from now on I'd
 /// like store credit", a preference).
 fn standing_order(text: &str) -> bool {
-    ["from now on", "from this point on", "going forward", "henceforth"]
-        .iter()
-        .any(|cue| {
-            text.match_indices(cue).any(|(at, _)| {
-                let after = words(&text[at + cue.len()..]);
-                after.first().is_some_and(|w| GRANT_ORDERS.contains(w))
-            })
+    [
+        "from now on",
+        "from this point on",
+        "going forward",
+        "henceforth",
+    ]
+    .iter()
+    .any(|cue| {
+        text.match_indices(cue).any(|(at, _)| {
+            let after = words(&text[at + cue.len()..]);
+            after.first().is_some_and(|w| GRANT_ORDERS.contains(w))
         })
+    })
 }
 
 /// Role play asked of the assistant, not the customer's own role ("I'm acting as the
@@ -1690,7 +1792,10 @@ fn asks_for_role_play(text: &str) -> bool {
         text.match_indices(phrase).any(|(at, _)| {
             let before = words(&text[..at]);
             let subject = before.iter().rev().take(2).any(|w| {
-                matches!(*w, "i" | "i'm" | "im" | "we" | "we're" | "he" | "she" | "they" | "who")
+                matches!(
+                    *w,
+                    "i" | "i'm" | "im" | "we" | "we're" | "he" | "she" | "they" | "who"
+                )
             });
             !(subject && phrase.starts_with("act"))
         })
@@ -1702,8 +1807,18 @@ fn has_finite_verb(tokens: &[&str]) -> bool {
     tokens.iter().take(5).any(|t| {
         matches!(
             *t,
-            "is" | "are" | "was" | "were" | "will" | "has" | "have" | "had" | "can" | "gets"
-                | "applies" | "does" | "must"
+            "is" | "are"
+                | "was"
+                | "were"
+                | "will"
+                | "has"
+                | "have"
+                | "had"
+                | "can"
+                | "gets"
+                | "applies"
+                | "does"
+                | "must"
         )
     })
 }

@@ -85,7 +85,9 @@ impl RegionScope {
         let mut found = Vec::new();
         let mut in_country = vec![false; tokens.len()];
         for (start, len, country) in countries_named(&tokens) {
-            in_country[start..start + len].iter_mut().for_each(|t| *t = true);
+            in_country[start..start + len]
+                .iter_mut()
+                .for_each(|t| *t = true);
             let mentioned_by_policy = tokens[start..start + len]
                 .iter()
                 .all(|t| self.knows(t.bare()));
@@ -102,7 +104,10 @@ impl RegionScope {
             }
             let run = &tokens[start..end];
             // A name made only of words our own policy uses is ours ("Northwind Plus").
-            if run.iter().all(|t| self.knows(t.bare()) || is_stopword(t.bare())) {
+            if run
+                .iter()
+                .all(|t| self.knows(t.bare()) || is_stopword(t.bare()))
+            {
                 continue;
             }
             if acts_as_organisation(&tokens, start, end) {
@@ -249,10 +254,40 @@ fn continues_name(tokens: &[Token<'_>], i: usize) -> bool {
 
 /// Capitalised by convention, never a business: days, months, seasons and holidays.
 const CALENDAR: &[&str] = &[
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-    "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "spring", "summer", "autumn", "fall", "winter", "christmas",
-    "easter", "eve", "new", "year", "year's", "holiday", "holidays", "black", "cyber",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "christmas",
+    "easter",
+    "eve",
+    "new",
+    "year",
+    "year's",
+    "holiday",
+    "holidays",
+    "black",
+    "cyber",
 ];
 
 /// Words before a name that make it the seller: "bought it at X", "ordered from X" (but "paid
@@ -260,8 +295,21 @@ const CALENDAR: &[&str] = &[
 const SELLER_PREPOSITIONS: &[&str] = &["at", "from", "on", "through", "via"];
 /// Verbs of buying: the seller follows them.
 const PURCHASE_VERBS: &[&str] = &[
-    "buy", "bought", "buying", "order", "ordered", "ordering", "purchase", "purchased",
-    "purchasing", "shop", "shopped", "shopping", "booked", "book", "got",
+    "buy",
+    "bought",
+    "buying",
+    "order",
+    "ordered",
+    "ordering",
+    "purchase",
+    "purchased",
+    "purchasing",
+    "shop",
+    "shopped",
+    "shopping",
+    "booked",
+    "book",
+    "got",
 ];
 /// Verbs of paying: a place or instrument follows them, not a seller.
 const PAYMENT_VERBS: &[&str] = &["pay", "paid", "paying", "charged", "debit", "debited"];
@@ -301,9 +349,7 @@ fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool 
     if last.possessive() {
         return true;
     }
-    let before = start
-        .checked_sub(1)
-        .map(|i| tokens[i].text.to_lowercase());
+    let before = start.checked_sub(1).map(|i| tokens[i].text.to_lowercase());
     let after = tokens.get(end).map(|t| t.lower());
     let before_is = |set: &[&str]| before.as_deref().is_some_and(|w| set.contains(&w));
     if before_is(SELLER_PREPOSITIONS) && bought_before(tokens, start) {
@@ -322,7 +368,10 @@ fn bought_before(tokens: &[Token<'_>], at: usize) -> bool {
         .iter()
         .rposition(|t| t.sentence_start)
         .unwrap_or(0);
-    let words: Vec<String> = tokens[sentence_start..at].iter().map(Token::lower).collect();
+    let words: Vec<String> = tokens[sentence_start..at]
+        .iter()
+        .map(Token::lower)
+        .collect();
     let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     has(PURCHASE_VERBS) && !has(PAYMENT_VERBS)
 }
@@ -331,8 +380,8 @@ fn is_stopword(word: &str) -> bool {
     const COMMON: &[&str] = &[
         "a", "an", "the", "and", "or", "but", "if", "my", "your", "our", "what", "when", "where",
         "which", "who", "why", "how", "is", "are", "can", "could", "do", "does", "did", "will",
-        "would", "should", "may", "hi", "hello", "hey", "dear", "please", "thanks", "thank",
-        "yes", "no", "not", "so", "also", "still", "just", "plus",
+        "would", "should", "may", "hi", "hello", "hey", "dear", "please", "thanks", "thank", "yes",
+        "no", "not", "so", "also", "still", "just", "plus",
     ];
     COMMON.contains(&word.to_lowercase().as_str())
 }
@@ -474,10 +523,7 @@ fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static Country)
                     found.push((i, parts.len(), country));
                 }
             }
-            let demonym = country
-                .demonyms
-                .iter()
-                .any(|d| token.bare() == *d)
+            let demonym = country.demonyms.iter().any(|d| token.bare() == *d)
                 && tokens
                     .get(i + 1)
                     .is_some_and(|next| JURISDICTION_NOUNS.contains(&next.lower().as_str()));

@@ -22,11 +22,26 @@ fn land(name: &str) -> Vec<Foreign> {
 
 #[test]
 fn another_business_named_as_seller_or_policy_owner() {
-    assert_eq!(foreign("How long is Fernhill's return period?"), org("Fernhill"));
-    assert_eq!(foreign("I got a kettle at Brightmart, refund please"), org("Brightmart"));
-    assert_eq!(foreign("ordered shoes from Velo Sport last week"), org("Velo Sport"));
-    assert_eq!(foreign("Does Quickbuy Direct take back opened games?"), org("Quickbuy Direct"));
-    assert_eq!(foreign("can i cancel my Stellar membership"), org("Stellar"));
+    assert_eq!(
+        foreign("How long is Fernhill's return period?"),
+        org("Fernhill")
+    );
+    assert_eq!(
+        foreign("I got a kettle at Brightmart, refund please"),
+        org("Brightmart")
+    );
+    assert_eq!(
+        foreign("ordered shoes from Velo Sport last week"),
+        org("Velo Sport")
+    );
+    assert_eq!(
+        foreign("Does Quickbuy Direct take back opened games?"),
+        org("Quickbuy Direct")
+    );
+    assert_eq!(
+        foreign("can i cancel my Stellar membership"),
+        org("Stellar")
+    );
     assert_eq!(foreign("What does qBox charge for shipping?"), org("qBox"));
     assert_eq!(foreign("BRIXO's warranty, how long?"), org("BRIXO"));
 }
@@ -49,9 +64,18 @@ fn our_own_names_and_ordinary_capitals_are_in_scope() {
 
 #[test]
 fn jurisdictions_no_region_serves() {
-    assert_eq!(foreign("I live in Canada, can I return this?"), land("Canada"));
-    assert_eq!(foreign("What do Swiss consumer laws say?"), land("Switzerland"));
-    assert_eq!(foreign("is it different under UK rules"), land("United Kingdom"));
+    assert_eq!(
+        foreign("I live in Canada, can I return this?"),
+        land("Canada")
+    );
+    assert_eq!(
+        foreign("What do Swiss consumer laws say?"),
+        land("Switzerland")
+    );
+    assert_eq!(
+        foreign("is it different under UK rules"),
+        land("United Kingdom")
+    );
     assert_eq!(foreign("shipping to south korea?"), land("South Korea"));
     // Served: the US directly, France through the EU region.
     assert_eq!(foreign("I moved from the US to France"), vec![]);
@@ -70,8 +94,5 @@ fn served_regions_come_from_the_manifest() {
         land("United States")
     );
     assert_eq!(canada.foreign("I live in Canada"), vec![]);
-    assert_eq!(
-        canada.foreign("German law says 14 days"),
-        land("Germany")
-    );
+    assert_eq!(canada.foreign("German law says 14 days"), land("Germany"));
 }

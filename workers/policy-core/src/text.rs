@@ -274,7 +274,13 @@ const SET_ASIDE: &[&str] = &[
 ];
 /// Phrases that set aside only what follows them in the same part ("pause it instead of
 /// cancelling").
-const SET_ASIDE_AFTER: &[&str] = &["instead of", "rather than", "apart from", "besides", "except"];
+const SET_ASIDE_AFTER: &[&str] = &[
+    "instead of",
+    "rather than",
+    "apart from",
+    "besides",
+    "except",
+];
 
 /// The parts of a question that say what it asks: the question minus what it sets aside.
 /// Parts are separated by punctuation and by "but"; a part containing a set-aside phrase only
@@ -286,7 +292,10 @@ pub fn focus_parts(question: &str) -> Vec<String> {
         .flat_map(|part| part.split(" but "))
         .filter_map(|part| {
             let padded = format!(" {} ", part.trim());
-            if SET_ASIDE.iter().any(|cue| padded.contains(&format!(" {cue} "))) {
+            if SET_ASIDE
+                .iter()
+                .any(|cue| padded.contains(&format!(" {cue} ")))
+            {
                 return None;
             }
             let kept = SET_ASIDE_AFTER

@@ -124,13 +124,29 @@ fn content_words_leave_out_function_words() {
 
 #[test]
 fn focus_words_leave_out_what_the_question_sets_aside() {
-    let focus = focus_words("I know there used to be a handling fee, but how long do I have to return it?");
-    assert!(focus.contains("long") && focus.contains("return"), "{focus:?}");
-    assert!(!focus.contains("handling") && !focus.contains("fee"), "{focus:?}");
+    let focus =
+        focus_words("I know there used to be a handling fee, but how long do I have to return it?");
+    assert!(
+        focus.contains("long") && focus.contains("return"),
+        "{focus:?}"
+    );
+    assert!(
+        !focus.contains("handling") && !focus.contains("fee"),
+        "{focus:?}"
+    );
     let focus = focus_words("Leaving gift wrap aside: who pays the postage?");
-    assert!(focus.contains("postage") && !focus.contains("wrap"), "{focus:?}");
+    assert!(
+        focus.contains("postage") && !focus.contains("wrap"),
+        "{focus:?}"
+    );
     let focus = focus_words("can I pause it instead of cancelling");
-    assert!(focus.contains("pause") && !focus.contains("cancelling"), "{focus:?}");
+    assert!(
+        focus.contains("pause") && !focus.contains("cancelling"),
+        "{focus:?}"
+    );
     let focus = focus_words("Is there a handling fee on opened returns?");
-    assert!(focus.contains("handling") && focus.contains("fee"), "{focus:?}");
+    assert!(
+        focus.contains("handling") && focus.contains("fee"),
+        "{focus:?}"
+    );
 }

@@ -63,7 +63,10 @@ impl NotCovered {
         let words = if self.evidence.gap.is_empty() {
             String::new()
         } else {
-            format!(" (\"{}\" appears nowhere in it)", self.evidence.gap.join("\", \""))
+            format!(
+                " (\"{}\" appears nowhere in it)",
+                self.evidence.gap.join("\", \"")
+            )
         };
         format!(
             "not_covered_in_version: the question is about `{}`, which {version_id} does not \
@@ -105,15 +108,18 @@ impl Wording {
     }
 }
 
+/// Values derived from a served corpus, keyed by (manifest sha, region or version id).
+type PerCorpus<T> = Mutex<HashMap<(String, String), Arc<T>>>;
+
 /// Scopes, topics and wordings per served corpus, computed once per (manifest, region or
 /// version).
 #[derive(Debug)]
 pub struct AnswerabilityGate {
     rule: AnswerabilityRule,
     domain: Option<(Arc<OutOfDomainLibrary>, SharedEmbedder)>,
-    scopes: Mutex<HashMap<(String, String), Arc<RegionScope>>>,
-    topics: Mutex<HashMap<(String, String), Arc<BTreeSet<String>>>>,
-    wordings: Mutex<HashMap<(String, String), Arc<Wording>>>,
+    scopes: PerCorpus<RegionScope>,
+    topics: PerCorpus<BTreeSet<String>>,
+    wordings: PerCorpus<Wording>,
 }
 
 impl AnswerabilityGate {

@@ -235,7 +235,10 @@ impl Settings for PipelineConfig {
             ("POLICY_ANSWER_THRESHOLD", self.answer_threshold),
             ("POLICY_DISCLAIMER_THRESHOLD", self.disclaimer_threshold),
             ("POLICY_INJECTION_THRESHOLD", self.injection_threshold),
-            ("POLICY_COVERAGE_MIN_CONFIDENCE", self.coverage_min_confidence),
+            (
+                "POLICY_COVERAGE_MIN_CONFIDENCE",
+                self.coverage_min_confidence,
+            ),
             ("POLICY_COVERAGE_MARGIN", self.coverage_margin),
         ] {
             if !(0.0..=1.0).contains(&value) {
@@ -266,7 +269,10 @@ impl Settings for PipelineConfig {
             ));
         }
         if !(-1.0..=1.0).contains(&self.out_of_domain_margin) {
-            return Err(invalid("POLICY_OUT_OF_DOMAIN_MARGIN", "must be within [-1, 1]"));
+            return Err(invalid(
+                "POLICY_OUT_OF_DOMAIN_MARGIN",
+                "must be within [-1, 1]",
+            ));
         }
         if self.runner_up_margin < 0.0 {
             return Err(invalid("POLICY_RUNNER_UP_MARGIN", "must not be negative"));

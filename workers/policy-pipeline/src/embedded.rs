@@ -22,8 +22,8 @@ use crate::config::PipelineConfig;
 use crate::enrich::Enricher;
 use crate::generate::{ExtractiveGenerator, GenerateStage, Generator};
 use crate::guard::AttackLibrary;
-use crate::out_of_domain::OutOfDomainLibrary;
 use crate::judge::JudgeStage;
+use crate::out_of_domain::OutOfDomainLibrary;
 use crate::published;
 use crate::retrieve::RetrieveStage;
 use crate::serving::{ServingHandle, ServingState, SnapshotLoader};
@@ -240,7 +240,10 @@ pub fn answerability_gate(
             .zip(vectors)
             .collect(),
     );
-    tracing::info!(entries = library.len(), "answerability: out-of-domain library loaded");
+    tracing::info!(
+        entries = library.len(),
+        "answerability: out-of-domain library loaded"
+    );
     Ok(gate.with_out_of_domain(Arc::new(library), embedder.clone()))
 }
 

@@ -59,8 +59,8 @@ impl OutOfDomainLibrary {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
             .map(|(i, line)| {
-                let entry: Entry = serde_json::from_str(line)
-                    .map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
+                let entry: Entry =
+                    serde_json::from_str(line).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
                 Ok((entry.category, entry.text))
             })
             .collect()

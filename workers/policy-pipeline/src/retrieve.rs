@@ -79,7 +79,9 @@ fn follow_reference(
     let follow = match clauses.iter().position(|c| c.clause_id() == id) {
         Some(at) => clauses.remove(at),
         None => {
-            let Some(clause) = serving.corpus.clause(&id) else { return };
+            let Some(clause) = serving.corpus.clause(&id) else {
+                return;
+            };
             RetrievedClause {
                 clause: ClauseRef::unchecked(&id),
                 title: clause.title.clone(),
@@ -200,17 +202,15 @@ impl RetrieveStage {
         region: &str,
         version_id: &str,
     ) -> Vec<VersionMatch> {
-        let versions = serving
-            .manifest
-            .region_versions(region)
-            .unwrap_or_default();
+        let versions = serving.manifest.region_versions(region).unwrap_or_default();
         let mut matches = Vec::new();
         for other in versions.iter().filter(|v| v.id != version_id) {
-            let Ok((_, hits, confidence)) = self.ranked(question, region, &other.id).await
-            else {
+            let Ok((_, hits, confidence)) = self.ranked(question, region, &other.id).await else {
                 continue;
             };
-            let Some(clause) = hits.first().and_then(|h| serving.corpus.clause(&h.clause_id))
+            let Some(clause) = hits
+                .first()
+                .and_then(|h| serving.corpus.clause(&h.clause_id))
             else {
                 continue;
             };
@@ -237,10 +237,16 @@ impl RetrieveStage {
     ) -> Result<Step<Retrieved>, StageError> {
         let enrichment = &turn.state.enrichment;
         if let Some(gate) = &self.gate {
-            let foreign =
-                gate.foreign(&ctx.serving, &enrichment.region, &enrichment.sanitized_question);
+            let foreign = gate.foreign(
+                &ctx.serving,
+                &enrichment.region,
+                &enrichment.sanitized_question,
+            );
             if !foreign.is_empty() {
-                let reasons = foreign.iter().map(|f| format!("out_of_scope: {f}")).collect();
+                let reasons = foreign
+                    .iter()
+                    .map(|f| format!("out_of_scope: {f}"))
+                    .collect();
                 return Ok(Step::Done(Box::new(
                     turn.escalate(ReasonCode::OutOfScope, reasons),
                 )));
@@ -301,11 +307,7 @@ impl RetrieveStage {
                         &enrichment.version_id,
                     )
                     .await;
-                gate.not_covered(
-                    &ctx.serving,
-                    (&enrichment.version_id, confidence),
-                    others,
-                )
+                gate.not_covered(&ctx.serving, (&enrichment.version_id, confidence), others)
             }
             None => None,
         };

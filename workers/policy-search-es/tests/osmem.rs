@@ -249,8 +249,9 @@ async fn golden_set_through_elasticsearch_meets_the_retrieval_contract() {
         agreement * 100.0,
         report.misses
     );
+    // The embedded backend's bar (golden_retrieval.rs says why 0.96).
     assert!(
-        recall >= 0.98,
+        recall >= 0.96,
         "top-3 recall {recall:.4}: {:?}",
         report.misses
     );

@@ -184,10 +184,17 @@ pub fn embed_library(
     }
     let vectors = embed_parallel(embedder, texts, 16, |_| {})?;
     if let Some(path) = path {
-        let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let bytes: Vec<u8> = vectors
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         // Written aside then renamed: a reader never sees half a file.
         let tmp = path.with_extension("f32.tmp");
-        if std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).is_err() {
+        if std::fs::write(&tmp, bytes)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .is_err()
+        {
             tracing::warn!(path = %path.display(), "library vectors not cached");
         }
     }

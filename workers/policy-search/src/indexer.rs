@@ -146,17 +146,18 @@ pub fn index_versions(
             todo.push((version_id, print, chunks));
         }
     }
-    // All changed versions' chunks embedded together: one length-sorted pass over every core.
-    let texts: Vec<&str> = todo
-        .iter()
-        .flat_map(|(_, _, chunks)| chunks.iter().map(|c| c.text.as_str()))
-        .collect();
-    let total = texts.len();
-    let mut vectors =
-        embed_parallel(embedder, &texts, EMBED_BATCH, |done| progress(done, total))?.into_iter();
+    // Each version's chunks are embedded in batches of their own: padding and batch shape move
+    // a vector in its last bits, so a batch shared with another version would make one
+    // version's scores depend on what else was published (isolation, reproducible replay).
+    let total: usize = todo.iter().map(|(_, _, chunks)| chunks.len()).sum();
+    let mut embedded = 0;
     let mut batches = Vec::new();
     for (version_id, print, chunks) in todo {
-        let vectors = vectors.by_ref().take(chunks.len()).collect();
+        let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+        let vectors = embed_parallel(embedder, &texts, EMBED_BATCH, |done| {
+            progress(embedded + done, total)
+        })?;
+        embedded += chunks.len();
         report.chunks += chunks.len();
         report.indexed_versions.push(version_id.clone());
         batches.push(VersionBatch {
@@ -175,14 +176,15 @@ pub fn index_versions(
 }
 
 /// Embeds the words of the indexed text that have no vector yet (the vocabulary expansion's
-/// candidates), one word per text, in big batches: words are a few tokens each.
+/// candidates). One word per batch: a word's vector must not depend on which other words were
+/// missing when it was added (padding moves the last bits), and words are a few tokens each.
 pub fn index_words(index: &EmbeddedIndex, embedder: &dyn Embedder) -> Result<usize, SearchError> {
     let missing = index.missing_words();
     if missing.is_empty() {
         return Ok(0);
     }
     let texts: Vec<&str> = missing.iter().map(String::as_str).collect();
-    let vectors = embed_parallel(embedder, &texts, 64, |_| {})?;
+    let vectors = embed_parallel(embedder, &texts, 1, |_| {})?;
     let added = missing.len();
     index.add_word_vectors(missing.into_iter().zip(vectors).collect())?;
     Ok(added)

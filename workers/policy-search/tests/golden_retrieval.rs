@@ -69,9 +69,12 @@ fn expected_clause_in_top_3_and_never_another_version() {
         "top-3 recall {}/{} = {rate:.4}",
         report.expected_in_top3, report.cases
     );
+    // 0.96, not 0.98: the synonym table fitted to golden/'s wording is gone (it did not
+    // generalise); the misses left are colloquial paraphrases ("threw away the box") that the
+    // corpus-derived expansion does not reach. `policyctl eval` reports the end-to-end figure.
     assert!(
-        rate >= 0.98,
-        "top-3 recall {rate:.4} < 0.98; misses:\n{}",
+        rate >= 0.96,
+        "top-3 recall {rate:.4} < 0.96; misses:\n{}",
         report.misses.join("\n")
     );
 }
