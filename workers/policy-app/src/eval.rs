@@ -16,6 +16,7 @@ use policy_pipeline::golden_turn::turn_for_case;
 use policy_pipeline::{Chain, Outcome};
 use serde::{Deserialize, Serialize};
 
+use crate::generation_report::GenerationReport;
 use crate::settings::AppSettings;
 
 /// A case set with the corpus it is judged against.
@@ -63,6 +64,8 @@ pub struct EvalOptions {
     /// A labelled injection corpus (`text`, `label`, `category`), run on the primary corpus.
     pub injections: Option<PathBuf>,
     pub limit: Option<usize>,
+    /// Evenly spaced sample of N cases (before `limit`).
+    pub sample: Option<usize>,
     /// Through the broker and the running workers instead of in this process.
     pub via_kafka: bool,
     pub timeout: Duration,
@@ -101,6 +104,7 @@ pub struct SetReport {
     pub evaluation: Evaluation,
     pub metrics: Metrics,
     pub stage_latency: BTreeMap<String, StageLatency>,
+    pub generation: GenerationReport,
     pub failed_thresholds: Vec<String>,
 }
 
@@ -205,7 +209,7 @@ pub async fn run(settings: &AppSettings, options: &EvalOptions) -> anyhow::Resul
         .chain(&options.extra_sets)
         .enumerate()
     {
-        let cases = load_cases(&set.cases, options.limit)?;
+        let cases = load_cases(&set.cases, options.limit, options.sample)?;
         let scratch = tempfile::tempdir()?;
         let set_settings = AppSettings {
             corpus: crate::settings::CorpusSettings {
@@ -299,8 +303,19 @@ pub async fn run(settings: &AppSettings, options: &EvalOptions) -> anyhow::Resul
     })
 }
 
-fn load_cases(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<GoldenCase>> {
+fn load_cases(
+    path: &Path,
+    limit: Option<usize>,
+    sample: Option<usize>,
+) -> anyhow::Result<Vec<GoldenCase>> {
     let mut cases = policy_core::load_cases(path).with_context(|| path.display().to_string())?;
+    if let Some(n) = sample.filter(|&n| n > 0 && n < cases.len()) {
+        // Evenly spaced, so that a small sample still spans every region and version.
+        let step = cases.len() as f64 / n as f64;
+        cases = (0..n)
+            .map(|i| cases[(i as f64 * step) as usize].clone())
+            .collect();
+    }
     if let Some(limit) = limit {
         cases.truncate(limit);
     }
@@ -357,6 +372,7 @@ fn score(
     SetReport {
         name: name.to_string(),
         stage_latency: stage_latency(outcomes),
+        generation: GenerationReport::from_outcomes(outcomes),
         failed_thresholds: failed_thresholds(thresholds, &metrics),
         evaluation,
         metrics,
@@ -525,6 +541,7 @@ impl SetReport {
                 "counts": e.answerability,
             },
             "stage_latency": self.stage_latency,
+            "generation": self.generation,
             "cases": e.cases,
             "failures": e.failures,
             "failed_thresholds": self.failed_thresholds,
@@ -592,6 +609,7 @@ impl SetReport {
             .map(|(stage, l)| format!("{stage} p50 {:.2} ms p99 {:.2} ms", l.p50_ms, l.p99_ms))
             .collect();
         let _ = writeln!(out, "  stage latency: {}", latency.join("; "));
+        self.generation.render_text(out);
         if !e.failures.is_empty() {
             let _ = writeln!(out, "\n  failures ({}):", e.failures.len());
             for f in e.failures.iter().take(60) {

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use policy_kafka::KafkaConfig;
-use policy_pipeline::generate::LlmSettings;
+use policy_pipeline::LlmSettings;
 use policy_pipeline::PipelineConfig;
 use policy_search_es::EsConfig;
 use policy_settings::{Settings, SettingsError};

@@ -6,7 +6,8 @@ use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer};
 use policy_core::{ClauseRef, JudgeVerdict, OutcomeKind};
 use serde::{Deserialize, Serialize};
 
-/// Columns of `turns` (migration 0001), in table order: RowBinary is positional.
+/// Columns of `turns` (migration 0001, then the columns later migrations append), in table
+/// order: RowBinary is positional.
 #[derive(Debug, Clone, Default, PartialEq, Row, Serialize, Deserialize)]
 pub struct AuditRow {
     pub turn_id: String,
@@ -48,6 +49,13 @@ pub struct AuditRow {
     pub processed_at: u32,
     /// Millisecond precision of `processed_at`; the ReplacingMergeTree version column.
     pub processed_at_ms: u64,
+    /// Migration 0002: how the text was produced (`PolicyAnswer.generation`, or the judge's
+    /// escalation context for a rejected draft).
+    pub generator: String,
+    pub generation_fallback: String,
+    pub rejected_drafts: Vec<String>,
+    pub llm_calls: u32,
+    pub completion_tokens: u32,
 }
 
 /// `reason_code` of a record the audit could not decode (not a pipeline reason: nothing in the
@@ -124,6 +132,13 @@ pub fn from_answer(answer: &PolicyAnswer, source: &InputCoordinates) -> AuditRow
         answer_text: answer.answer_text.clone(),
         ..Default::default()
     };
+    if let Some(generation) = &answer.generation {
+        row.generator = generation.generator.clone();
+        row.generation_fallback = generation.fallback_reason.clone().unwrap_or_default();
+        row.rejected_drafts = generation.rejected_drafts.clone();
+        row.llm_calls = generation.llm_calls.max(0) as u32;
+        row.completion_tokens = generation.completion_tokens.max(0) as u32;
+    }
     latencies(&mut row, &answer.stage_latency_ms);
     processed(
         with_coordinates(row, &answer.input, source),
@@ -180,6 +195,15 @@ pub fn from_escalation(escalation: &Escalation, source: &InputCoordinates) -> Au
         judge_reasons: escalation.reasons.clone(),
         reason_code: escalation.reason_code.clone(),
         answer_text: escalation.summary.clone(),
+        generator: context("generator"),
+        generation_fallback: context("generation_fallback"),
+        rejected_drafts: context("rejected_drafts")
+            .split(',')
+            .filter(|code| !code.is_empty())
+            .map(str::to_string)
+            .collect(),
+        llm_calls: context("llm_calls").parse().unwrap_or(0),
+        completion_tokens: context("completion_tokens").parse().unwrap_or(0),
         ..Default::default()
     };
     latencies(&mut row, &escalation.stage_latency_ms);

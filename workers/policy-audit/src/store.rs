@@ -76,11 +76,18 @@ pub struct Migration {
 
 /// Applied in order, once each; recorded in `{db}.schema_migrations`. Append only: a released
 /// migration is never edited.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "turns",
-    sql: include_str!("../sql/migrations/0001_turns.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "turns",
+        sql: include_str!("../sql/migrations/0001_turns.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "generation",
+        sql: include_str!("../sql/migrations/0002_generation.sql"),
+    },
+];
 
 /// Splits a migration file into statements (ClickHouse's HTTP interface takes one per request)
 /// and names the database. Comments are dropped; statements end with `;` at the end of a line.
@@ -338,13 +345,23 @@ mod tests {
         // RowBinary is positional on servers without validation: the struct and the DDL must
         // list the same columns in the same order.
         let ddl = MIGRATIONS[0].sql;
-        let columns: Vec<&str> = ddl
+        let mut columns: Vec<&str> = ddl
             .lines()
             .map(str::trim)
             .filter(|l| !l.starts_with("--"))
             .filter(|l| l.ends_with(',') || l.starts_with("processed_at_ms"))
             .filter_map(|l| l.split_whitespace().next())
             .collect();
+        // Later migrations append columns.
+        for migration in &MIGRATIONS[1..] {
+            columns.extend(
+                migration
+                    .sql
+                    .lines()
+                    .filter_map(|l| l.split("ADD COLUMN ").nth(1))
+                    .filter_map(|rest| rest.split_whitespace().next()),
+            );
+        }
         let fields = <AuditRow as clickhouse::Row>::COLUMN_NAMES;
         assert_eq!(columns, fields);
     }

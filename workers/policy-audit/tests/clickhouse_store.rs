@@ -137,6 +137,56 @@ fn number(table: &Table, key_column: &str, key: &str, column: &str) -> f64 {
 }
 
 #[tokio::test]
+async fn a_table_with_rows_from_before_a_migration_stays_readable() {
+    // A database as migration 0001 left it, holding a row written then.
+    let scratch = config();
+    let admin = store(&scratch).await;
+    let old = config();
+    let db = &old.database;
+    admin
+        .execute(&format!("CREATE DATABASE {db}"))
+        .await
+        .unwrap();
+    for statement in policy_audit::store::statements(policy_audit::store::MIGRATIONS[0].sql, db) {
+        admin.execute(&statement).await.unwrap();
+    }
+    admin
+        .execute(&format!(
+            "INSERT INTO {db}.turns (turn_id, outcome, question, answer_text) \
+             VALUES ('old-turn', 'answer', 'q', 'Within 30 days. [clause: eu-v4#sec-3.2]')"
+        ))
+        .await
+        .unwrap();
+    // Connecting applies the later migrations to it.
+    let migrated = store(&old).await;
+    let rows = migrated
+        .query_json(
+            "old",
+            &format!(
+                "SELECT turn_id, answer_text, generator, llm_calls, length(rejected_drafts) AS rejected \
+                 FROM {db}.turns"
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(Table::text(&rows[0], "turn_id"), "old-turn");
+    assert_eq!(
+        Table::text(&rows[0], "answer_text"),
+        "Within 30 days. [clause: eu-v4#sec-3.2]"
+    );
+    assert_eq!(Table::text(&rows[0], "generator"), "");
+    assert_eq!(Table::number(&rows[0], "llm_calls"), Some(0.0));
+    assert_eq!(Table::number(&rows[0], "rejected"), Some(0.0));
+    for database in [db, &scratch.database] {
+        admin
+            .execute(&format!("DROP DATABASE IF EXISTS {database}"))
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
 async fn migrations_apply_once_and_record_their_version() {
     let config = config();
     let first = store(&config).await;
@@ -151,8 +201,16 @@ async fn migrations_apply_once_and_record_their_version() {
         )
         .await
         .unwrap();
-    assert_eq!(applied.len(), 1, "{applied:?}");
-    assert_eq!(Table::text(&applied[0], "name"), "turns");
+    assert_eq!(
+        applied.len(),
+        policy_audit::store::MIGRATIONS.len(),
+        "{applied:?}"
+    );
+    let names: Vec<&str> = applied.iter().map(|r| Table::text(r, "name")).collect();
+    assert!(
+        names.contains(&"turns") && names.contains(&"generation"),
+        "{names:?}"
+    );
     assert!(first.server().major >= 18);
     first
         .execute(&format!("DROP DATABASE {}", config.database))

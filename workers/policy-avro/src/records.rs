@@ -123,6 +123,28 @@ pub struct Draft {
     pub generator: String,
     pub attempts: i32,
     pub disclaimer: Option<String>,
+    /// Why the configured generator's text was not used (the extractive one answered).
+    #[serde(default)]
+    pub fallback_reason: Option<String>,
+    /// Judge reason codes of this turn's earlier, rejected drafts.
+    #[serde(default)]
+    pub rejected: Vec<String>,
+    #[serde(default)]
+    pub llm_calls: i32,
+    #[serde(default)]
+    pub completion_tokens: i32,
+}
+
+/// How an answer's text was produced (`PolicyAnswer.generation`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generation {
+    pub generator: String,
+    pub attempts: i32,
+    pub fallback_reason: Option<String>,
+    pub rejected_drafts: Vec<String>,
+    pub llm_calls: i32,
+    pub completion_tokens: i32,
+    pub retrieved_clause_ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +179,8 @@ pub struct PolicyAnswer {
     pub answered_at: i64,
     pub topic: Option<String>,
     pub ip_region: Option<String>,
+    #[serde(default)]
+    pub generation: Option<Generation>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -130,8 +130,12 @@ fn turn_state_at_every_stage() {
     state.draft = Some(Draft {
         text: "x".into(),
         generator: "extractive".into(),
-        attempts: 1,
+        attempts: 2,
         disclaimer: None,
+        fallback_reason: Some("llm_timeout: no answer within 15 s".into()),
+        rejected: vec!["clause_not_retrieved".into()],
+        llm_calls: 3,
+        completion_tokens: 120,
     });
     roundtrip(SchemaName::TurnState, state);
 }
@@ -152,6 +156,15 @@ fn outcomes() {
             input: coordinates(),
             judge_reasons: vec!["ok".into()],
             banner: Some("banner".into()),
+            generation: Some(Generation {
+                generator: "openai-compatible".into(),
+                attempts: 2,
+                fallback_reason: Some("llm_timeout: no answer within 15 s".into()),
+                rejected_drafts: vec!["clause_not_retrieved".into()],
+                llm_calls: 2,
+                completion_tokens: 57,
+                retrieved_clause_ids: vec!["eu-v4#sec-3.2".into()],
+            }),
             ..Default::default()
         },
     );

@@ -186,6 +186,52 @@ async fn an_unavailable_generator_is_a_transient_stage_error() {
 }
 
 #[tokio::test]
+async fn a_generator_that_gave_up_escalates_with_its_reason() {
+    let generator = Arc::new(ScriptedGenerator::new(vec![Err(GenerateError::GaveUp(
+        "llm_timeout: no answer within 15 s".into(),
+    ))]));
+    let chain = fake_chain(tiny_corpus(), Some(generator));
+    let outcome = chain
+        .process(
+            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.reason_code(),
+        Some(ReasonCode::GeneratorUnavailable)
+    );
+    let Outcome::Escalate(e) = &outcome else {
+        unreachable!()
+    };
+    assert_eq!(e.reasons, ["llm_timeout: no answer within 15 s"]);
+}
+
+#[tokio::test]
+async fn an_answer_records_how_it_was_generated_and_what_was_rejected() {
+    let generator = Arc::new(ScriptedGenerator::new(vec![
+        Ok("Within 30 days. [clause: eu-v2#sec-9.9]".into()),
+        Ok("You may return most items within 30 days of delivery. [clause: eu-v2#sec-3.2]".into()),
+    ]));
+    let chain = fake_chain(tiny_corpus(), Some(generator));
+    let outcome = chain
+        .process(
+            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+        .await
+        .unwrap();
+    let generation = answer(&outcome).generation.clone().unwrap();
+    assert_eq!(generation.generator, "scripted");
+    assert_eq!(generation.attempts, 2);
+    assert_eq!(generation.rejected_drafts[0], "unknown_clause");
+    assert!(generation
+        .retrieved_clause_ids
+        .contains(&"eu-v2#sec-3.2".to_string()));
+}
+
+#[tokio::test]
 async fn later_stages_use_the_manifest_pinned_at_enrich() {
     let corpus = tiny_corpus();
     let chain = fake_chain(corpus.clone(), None);

@@ -15,7 +15,7 @@ use crate::chain::Chain;
 use crate::config::PipelineConfig;
 use crate::embedded;
 use crate::generate::{
-    ExtractiveGenerator, GenerateError, GenerateFuture, GenerationRequest, Generator,
+    ExtractiveGenerator, GenerateError, GenerateFuture, GeneratedText, GenerationRequest, Generator,
 };
 use crate::retrieve::RetrieveStage;
 use crate::serving::{ServingHandle, ServingState};
@@ -106,7 +106,7 @@ impl Generator for ScriptedGenerator {
                 .clone()
                 .unwrap_or_else(|| Err(GenerateError::Failed("empty script".into()))),
         };
-        Box::pin(async move { reply })
+        Box::pin(async move { reply.map(GeneratedText::plain) })
     }
 }
 

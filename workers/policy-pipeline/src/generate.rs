@@ -1,19 +1,15 @@
 //! Generate: a [`Generator`] writes the answer from the retrieved clauses. The default is the
-//! deterministic extractive generator; an OpenAI-compatible chat-completions endpoint is the
-//! optional alternative. Either way the judge checks the result.
+//! deterministic extractive generator; an OpenAI-compatible chat-completions endpoint
+//! ([`crate::llm`]) is the optional alternative. Either way the judge checks the result.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
-use backon::{ExponentialBuilder, Retryable};
 use policy_avro::{Draft, Enrichment};
 use policy_core::extract::extract_answer;
 use policy_core::judge::REFUSAL;
-use policy_core::{QueryExpansion, RetrievedClause, Tier};
-use serde::Deserialize;
-use serde_json::json;
+use policy_core::{QueryExpansion, ReasonCode, RetrievedClause, Tier};
 
 use crate::config::PipelineConfig;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
@@ -49,15 +45,40 @@ impl<'a> GenerationRequest<'a> {
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum GenerateError {
-    /// Worth retrying later (timeout, 5xx, connection refused).
+    /// Worth retrying later (5xx, connection refused): the turn is retried as a transient
+    /// stage error. The LLM generator never returns it: it retries within its own budget.
     #[error("generator unavailable: {0}")]
     Unavailable(String),
+    /// The generator gave up within its budget and was told to escalate rather than fall back:
+    /// the turn escalates with `generator_unavailable`.
+    #[error("generator gave up: {0}")]
+    GaveUp(String),
     #[error("generator failed: {0}")]
     Failed(String),
 }
 
+/// A generator's text and how it came about.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GeneratedText {
+    pub text: String,
+    /// Why the configured generator's own text was not used (the extractive one answered).
+    pub fallback_reason: Option<String>,
+    /// Requests made to an LLM endpoint, retries included.
+    pub llm_calls: u32,
+    pub completion_tokens: u32,
+}
+
+impl GeneratedText {
+    pub fn plain(text: String) -> GeneratedText {
+        GeneratedText {
+            text,
+            ..GeneratedText::default()
+        }
+    }
+}
+
 pub type GenerateFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<String, GenerateError>> + Send + 'a>>;
+    Pin<Box<dyn Future<Output = Result<GeneratedText, GenerateError>> + Send + 'a>>;
 
 pub trait Generator: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
@@ -91,219 +112,7 @@ impl Generator for ExtractiveGenerator {
         )
         .map(|e| e.answer_text())
         .unwrap_or_else(|| REFUSAL.to_string());
-        Box::pin(async move { Ok(text) })
-    }
-}
-
-/// Settings of the optional OpenAI-compatible generator.
-#[derive(Debug, Clone, PartialEq, clap::Args)]
-pub struct LlmSettings {
-    /// OpenAI-compatible endpoint (`.../v1`); unset, the deterministic extractive generator
-    /// answers
-    #[arg(
-        value_name = "POLICY_LLM_BASE_URL",
-        id = "policy_llm_base_url",
-        long = "llm-base-url",
-        env = "POLICY_LLM_BASE_URL"
-    )]
-    pub base_url: Option<String>,
-    /// Model name sent with every request
-    #[arg(
-        value_name = "POLICY_LLM_MODEL",
-        id = "policy_llm_model",
-        long = "llm-model",
-        env = "POLICY_LLM_MODEL",
-        default_value = "gpt-4o-mini"
-    )]
-    pub model: String,
-    /// Bearer token, if the endpoint needs one
-    #[arg(
-        value_name = "POLICY_LLM_API_KEY",
-        id = "policy_llm_api_key",
-        long = "llm-api-key",
-        env = "POLICY_LLM_API_KEY",
-        hide_env_values = true
-    )]
-    pub api_key: Option<String>,
-    /// Per-request timeout, seconds
-    #[arg(
-        value_name = "POLICY_LLM_TIMEOUT_SECS",
-        id = "policy_llm_timeout_secs",
-        long = "llm-timeout-secs",
-        env = "POLICY_LLM_TIMEOUT_SECS",
-        default_value_t = 20
-    )]
-    pub timeout_secs: u64,
-    /// Retries of a request the endpoint could not serve (connection refused, 429, 5xx)
-    #[arg(
-        value_name = "POLICY_LLM_MAX_RETRIES",
-        id = "policy_llm_max_retries",
-        long = "llm-max-retries",
-        env = "POLICY_LLM_MAX_RETRIES",
-        default_value_t = 3
-    )]
-    pub max_retries: usize,
-}
-
-impl policy_settings::Settings for LlmSettings {
-    fn validate(&self) -> Result<(), policy_settings::SettingsError> {
-        match &self.base_url {
-            Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
-                Err(policy_settings::SettingsError::invalid(
-                    "POLICY_LLM_BASE_URL",
-                    "must be an http(s) URL",
-                ))
-            }
-            _ if self.timeout_secs == 0 => Err(policy_settings::SettingsError::invalid(
-                "POLICY_LLM_TIMEOUT_SECS",
-                "must be positive",
-            )),
-            _ => Ok(()),
-        }
-    }
-}
-
-impl LlmSettings {
-    /// The LLM generator when an endpoint is configured; `None` means extractive.
-    pub fn generator(&self) -> Result<Option<Arc<dyn Generator>>, GenerateError> {
-        match &self.base_url {
-            None => Ok(None),
-            Some(base_url) => {
-                tracing::info!(
-                    base_url,
-                    model = self.model,
-                    "answers generated by the OpenAI-compatible endpoint"
-                );
-                Ok(Some(Arc::new(OpenAiGenerator::new(self.clone())?)))
-            }
-        }
-    }
-
-    fn timeout(&self) -> Duration {
-        Duration::from_secs(self.timeout_secs)
-    }
-}
-
-#[derive(Debug)]
-pub struct OpenAiGenerator {
-    settings: LlmSettings,
-    client: reqwest::Client,
-}
-
-pub const SYSTEM_PROMPT: &str = "You answer customer policy questions using ONLY the policy clauses provided. \
-Quote the relevant rule faithfully, keep numbers exactly as written, and cite every clause you use with its id in the form [clause: <clause id>]. \
-Never use knowledge outside the clauses. If the clauses do not answer the question, reply exactly: \
-I can't confirm the answer for your specific situation; let me hand you to a human agent.";
-
-pub const STRICT_SUFFIX: &str = " Your previous answer was rejected by a compliance check. Copy the sentence that answers the question \
-word for word from one clause and end with that clause's tag. Do not add any number that is not in that clause.";
-
-#[derive(Deserialize)]
-struct ChatResponse {
-    choices: Vec<Choice>,
-}
-
-#[derive(Deserialize)]
-struct Choice {
-    message: Message,
-}
-
-#[derive(Deserialize)]
-struct Message {
-    content: String,
-}
-
-impl OpenAiGenerator {
-    pub fn new(settings: LlmSettings) -> Result<OpenAiGenerator, GenerateError> {
-        let client = reqwest::Client::builder()
-            .timeout(settings.timeout())
-            .build()
-            .map_err(|e| GenerateError::Failed(e.to_string()))?;
-        Ok(OpenAiGenerator { settings, client })
-    }
-
-    pub fn request_body(&self, request: &GenerationRequest<'_>) -> serde_json::Value {
-        let clauses: String = request
-            .clauses
-            .iter()
-            .map(|c| format!("[{}] {}\n{}\n\n", c.clause, c.title, c.text))
-            .collect();
-        let system = if request.strict {
-            format!("{SYSTEM_PROMPT}{STRICT_SUFFIX}")
-        } else {
-            SYSTEM_PROMPT.to_string()
-        };
-        json!({
-            "model": self.settings.model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": format!("Policy version: {}\n\nClauses:\n{clauses}Question: {}", request.version_id, request.question)}
-            ]
-        })
-    }
-
-    async fn call(&self, body: &serde_json::Value) -> Result<String, GenerateError> {
-        let url = format!(
-            "{}/chat/completions",
-            self.settings
-                .base_url
-                .as_deref()
-                .unwrap_or_default()
-                .trim_end_matches('/')
-        );
-        let mut call = self.client.post(&url).json(body);
-        if let Some(key) = &self.settings.api_key {
-            call = call.bearer_auth(key);
-        }
-        let response = call
-            .send()
-            .await
-            .map_err(|e| GenerateError::Unavailable(e.to_string()))?;
-        let status = response.status();
-        if status.is_server_error() || status.as_u16() == 429 {
-            return Err(GenerateError::Unavailable(format!("HTTP {status}")));
-        }
-        if !status.is_success() {
-            return Err(GenerateError::Failed(format!(
-                "HTTP {status}: {}",
-                response.text().await.unwrap_or_default()
-            )));
-        }
-        let parsed: ChatResponse = response
-            .json()
-            .await
-            .map_err(|e| GenerateError::Failed(format!("response: {e}")))?;
-        parsed
-            .choices
-            .into_iter()
-            .next()
-            .map(|c| c.message.content)
-            .ok_or_else(|| GenerateError::Failed("no choices in response".into()))
-    }
-}
-
-impl Generator for OpenAiGenerator {
-    fn name(&self) -> &str {
-        "openai-compatible"
-    }
-
-    fn retries_on_rejection(&self) -> bool {
-        true
-    }
-
-    fn generate<'a>(&'a self, request: GenerationRequest<'a>) -> GenerateFuture<'a> {
-        let body = self.request_body(&request);
-        Box::pin(async move {
-            let backoff = ExponentialBuilder::default()
-                .with_min_delay(Duration::from_millis(100))
-                .with_max_delay(Duration::from_secs(2))
-                .with_max_times(self.settings.max_retries);
-            (|| self.call(&body))
-                .retry(backoff)
-                .when(|e| matches!(e, GenerateError::Unavailable(_)))
-                .await
-        })
+        Box::pin(async move { Ok(GeneratedText::plain(text)) })
     }
 }
 
@@ -333,11 +142,19 @@ impl GenerateStage {
             enrichment,
             retrieval,
         } = &turn.state;
-        let text = self
+        let generated = match self
             .generator
             .generate(GenerationRequest::new(enrichment, retrieval, false))
             .await
-            .map_err(|e| StageError::new(StageName::Generate, e))?;
+        {
+            Ok(generated) => generated,
+            Err(GenerateError::GaveUp(reason)) => {
+                return Ok(Step::Done(Box::new(
+                    turn.escalate(ReasonCode::GeneratorUnavailable, vec![reason]),
+                )))
+            }
+            Err(e) => return Err(StageError::new(StageName::Generate, e)),
+        };
         let disclaimer = (retrieval.tier == Tier::Disclaimer).then(|| {
             if enrichment.region_low_confidence {
                 self.region_disclaimer_text.clone()
@@ -346,10 +163,14 @@ impl GenerateStage {
             }
         });
         let draft = Draft {
-            text,
+            text: generated.text,
             generator: self.generator.name().to_string(),
             attempts: 1,
             disclaimer,
+            fallback_reason: generated.fallback_reason,
+            rejected: Vec::new(),
+            llm_calls: generated.llm_calls as i32,
+            completion_tokens: generated.completion_tokens as i32,
         };
         let Retrieved {
             enrichment,

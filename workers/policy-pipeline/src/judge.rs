@@ -4,15 +4,16 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use policy_avro::{Citation, PolicyAnswer};
+use policy_avro::{Citation, Draft, Generation, PolicyAnswer};
 use policy_core::judge::{judge, JudgeInput, Verdict};
 use policy_core::{ClauseRef, JudgeVerdict};
 
-use crate::generate::{GenerationRequest, Generator};
+use crate::generate::{GenerateError, GenerationRequest, Generator};
+use crate::outcome::generation_context;
 use crate::outcome::{now_millis, Outcome};
 use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
-use crate::state::{Drafted, Turn};
+use crate::state::{Drafted, Retrieval, Turn};
 
 #[derive(Debug)]
 pub struct JudgeStage {
@@ -62,16 +63,49 @@ impl JudgeStage {
                 retrieval,
                 ..
             } = &turn.state;
-            let text = self
+            let retried = self
                 .generator
                 .generate(GenerationRequest::new(enrichment, retrieval, true))
-                .await
-                .map_err(|e| StageError::new(StageName::Judge, e))?;
-            turn.state.draft.text = text;
-            turn.state.draft.attempts += 1;
+                .await;
+            let generated = match retried {
+                Ok(generated) => generated,
+                // The LLM gave up on the retry: the first draft's rejection stands.
+                Err(GenerateError::GaveUp(reason)) => {
+                    tracing::debug!(reason, "strict retry gave up");
+                    return Ok(outcome(turn, &verdict, serving));
+                }
+                Err(e) => return Err(StageError::new(StageName::Judge, e)),
+            };
+            let draft = &mut turn.state.draft;
+            draft.rejected.extend(
+                verdict
+                    .reasons
+                    .iter()
+                    .map(|r| r.code().as_str().to_string()),
+            );
+            draft.text = generated.text;
+            draft.attempts += 1;
+            draft.llm_calls += generated.llm_calls as i32;
+            draft.completion_tokens += generated.completion_tokens as i32;
+            if generated.fallback_reason.is_some() {
+                draft.fallback_reason = generated.fallback_reason;
+            }
             verdict = verdict_for(&turn, serving, self.escalate_below);
         }
         Ok(outcome(turn, &verdict, serving))
+    }
+}
+
+/// How a drafted turn's text was produced, for the answer and the audit row.
+fn generation(retrieval: &Retrieval, draft: &Draft) -> Generation {
+    Generation {
+        generator: draft.generator.clone(),
+        attempts: draft.attempts,
+        fallback_reason: draft.fallback_reason.clone(),
+        rejected_drafts: draft.rejected.clone(),
+        llm_calls: draft.llm_calls,
+        completion_tokens: draft.completion_tokens,
+        retrieved_clause_ids: retrieval.clauses.iter().map(|c| c.clause_id()).collect(),
     }
 }
 
@@ -90,6 +124,8 @@ pub fn outcome(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -
                 escalation
                     .context
                     .insert("draft_citations".into(), verdict.cited.join(","));
+                let generation = generation(&turn.state.retrieval, &turn.state.draft);
+                generation_context(&generation, &mut escalation.context);
             }
             outcome
         }
@@ -149,6 +185,7 @@ fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Out
         .cited
         .iter()
         .find_map(|id| serving.corpus.clause(id).and_then(|c| c.topic.clone()));
+    let generation = Some(generation(&retrieval, &draft));
     Outcome::Answer(PolicyAnswer {
         conversation_id: turn.turn.conversation_id,
         turn_id: turn.turn.turn_id,
@@ -173,5 +210,6 @@ fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Out
         answered_at: now_millis(),
         topic,
         ip_region: turn.turn.ip_region,
+        generation,
     })
 }

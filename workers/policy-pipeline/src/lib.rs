@@ -16,6 +16,7 @@ pub mod generate;
 pub mod golden_turn;
 pub mod guard;
 pub mod judge;
+pub mod llm;
 pub mod observe;
 pub mod out_of_domain;
 pub mod outcome;
@@ -28,7 +29,8 @@ pub mod wire;
 
 pub use chain::{Chain, Entry, Exit};
 pub use config::PipelineConfig;
-pub use generate::{ExtractiveGenerator, GenerateError, GenerateStage, Generator, OpenAiGenerator};
+pub use generate::{ExtractiveGenerator, GenerateError, GenerateStage, GeneratedText, Generator};
+pub use llm::{LlmSettings, OpenAiGenerator};
 pub use outcome::Outcome;
 pub use serving::{ServingHandle, ServingState};
 pub use stage::{Stage, StageError, StageName, Step, TurnContext};

@@ -8,6 +8,9 @@ use policy_core::ReasonCode;
 
 use crate::state::{Retrieval, StateParts, Turn};
 
+// An outcome is built once per turn and moved to its sink, never held in bulk: boxing the
+// answer would cost an allocation per turn for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Answer(PolicyAnswer),
@@ -127,4 +130,28 @@ pub fn escalation<S>(
         topic: None,
         ip_region: turn.turn.ip_region.clone(),
     })
+}
+
+/// How a rejected draft was produced, in an escalation's context (the escalation record has no
+/// `generation` field; the audit reads these keys).
+pub fn generation_context(
+    generation: &policy_avro::Generation,
+    context: &mut BTreeMap<String, String>,
+) {
+    context.insert("generator".into(), generation.generator.clone());
+    context.insert("attempts".into(), generation.attempts.to_string());
+    if let Some(reason) = &generation.fallback_reason {
+        context.insert("generation_fallback".into(), reason.clone());
+    }
+    if !generation.rejected_drafts.is_empty() {
+        context.insert(
+            "rejected_drafts".into(),
+            generation.rejected_drafts.join(","),
+        );
+    }
+    context.insert("llm_calls".into(), generation.llm_calls.to_string());
+    context.insert(
+        "completion_tokens".into(),
+        generation.completion_tokens.to_string(),
+    );
 }

@@ -274,6 +274,7 @@ mod tests {
                 generator: "extractive".into(),
                 attempts: 1,
                 disclaimer: None,
+                ..Draft::default()
             },
         })
     }

@@ -41,6 +41,9 @@ pub(crate) struct EvalArgs {
     /// Only the first N cases (for quick runs).
     #[arg(long)]
     limit: Option<usize>,
+    /// An evenly spaced sample of N cases (spans every region and version; e.g. for a slow LLM).
+    #[arg(long)]
+    sample: Option<usize>,
     /// Send the cases as turns through the real broker and the running workers
     /// (`policyctl worker all`, or the per-stage workers) and collect their outcomes.
     #[arg(long)]
@@ -59,6 +62,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         extra_sets: args.sets.clone(),
         injections: args.injections.clone(),
         limit: args.limit,
+        sample: args.sample,
         via_kafka: args.via_kafka,
         timeout: Duration::from_secs(args.timeout_secs),
         thresholds: Thresholds {

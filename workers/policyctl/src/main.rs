@@ -11,6 +11,7 @@ mod loadtest;
 mod manifest;
 mod policy;
 mod registry;
+mod replay;
 mod report;
 mod schemas;
 mod topics;
@@ -61,6 +62,9 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Audit analytics from ClickHouse: tables, an HTML report, alert thresholds (exit 2).
     Report(report::ReportArgs),
+    /// Incident forensics: read turns back from the turns topic (offsets, time, turn ids), run
+    /// them again and compare with what was served; never joins or commits a consumer group.
+    Replay(replay::ReplayArgs),
     /// Benchmarks that need the servers (criterion covers the pure parts: `make bench`).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -161,6 +165,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args).await,
         Command::Loadtest(args) => loadtest::run(args).await,
         Command::Report(args) => report::run(args).await,
+        Command::Replay(args) => replay::run(args).await,
         Command::Bench(c) => bench::run(c).await,
         Command::Settings => {
             print!("{}", settings_table());

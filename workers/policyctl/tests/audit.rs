@@ -36,8 +36,9 @@ impl Generator for CitesPreviousEuVersion {
 
     fn generate<'a>(&'a self, request: GenerationRequest<'a>) -> GenerateFuture<'a> {
         Box::pin(async move {
-            let text = self.0.generate(request).await?;
-            Ok(text.replace("[clause: eu-v4#", "[clause: eu-v3#"))
+            let mut generated = self.0.generate(request).await?;
+            generated.text = generated.text.replace("[clause: eu-v4#", "[clause: eu-v3#");
+            Ok(generated)
         })
     }
 }

@@ -1,0 +1,662 @@
+//! Replay for incident forensics: turns read back from the turns topic (by partition offsets,
+//! by time, or by turn id located through the audit table), run again through the one stage
+//! composition, and compared with what was served (the audit rows). Reading never joins or
+//! commits a consumer group: partitions are assigned by hand and nothing is committed, so the
+//! live workers' progress is untouched. Results go to a JSONL file and a summary, never to the
+//! live topics.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use policy_audit::{AuditConfig, AuditStore};
+use policy_avro::{ChatTurn, InputCoordinates};
+use policy_pipeline::Outcome;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Message, Offset, TopicPartitionList};
+use serde::Serialize;
+
+use crate::client::ClientCodecs;
+use crate::settings::AppSettings;
+
+/// Offsets `from..=to` of one partition of the turns topic (`P:FROM-TO`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionRange {
+    pub partition: i32,
+    pub from: i64,
+    pub to: i64,
+}
+
+impl FromStr for PartitionRange {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<PartitionRange, String> {
+        let bad = || format!("`{raw}`: expected PARTITION:FROM-TO, e.g. 0:100-250");
+        let (partition, range) = raw.split_once(':').ok_or_else(bad)?;
+        let (from, to) = range.split_once('-').ok_or_else(bad)?;
+        let range = PartitionRange {
+            partition: partition.trim().parse().map_err(|_| bad())?,
+            from: from.trim().parse().map_err(|_| bad())?,
+            to: to.trim().parse().map_err(|_| bad())?,
+        };
+        if range.partition < 0 || range.from < 0 || range.to < range.from {
+            return Err(bad());
+        }
+        Ok(range)
+    }
+}
+
+/// Which turns to replay.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    Ranges(Vec<PartitionRange>),
+    /// Every partition between two instants (milliseconds since the epoch), through the
+    /// broker's time index.
+    Times {
+        from_ms: i64,
+        to_ms: i64,
+    },
+    /// Turns located through the audit table's input coordinates.
+    TurnIds(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    pub source: Source,
+    /// Where the per-turn diff records go (JSONL).
+    pub out: Option<PathBuf>,
+    /// How long to wait for the broker while reading.
+    pub timeout: Duration,
+}
+
+/// What a turn's outcome said, as recorded in the audit row or produced by the re-run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Said {
+    pub outcome: String,
+    pub resolved_version: String,
+    pub cited_clause_ids: Vec<String>,
+    pub reason_code: String,
+    pub text: String,
+    pub manifest_sha: String,
+}
+
+impl Said {
+    fn from_outcome(outcome: &Outcome) -> Said {
+        match outcome {
+            Outcome::Answer(a) => Said {
+                outcome: "answer".into(),
+                resolved_version: a.resolved_version.clone(),
+                cited_clause_ids: a.citations.iter().map(|c| c.clause_id.clone()).collect(),
+                reason_code: String::new(),
+                text: a.answer_text.clone(),
+                manifest_sha: a.manifest_sha.clone(),
+            },
+            Outcome::Escalate(e) => Said {
+                outcome: "escalate".into(),
+                resolved_version: e.resolved_version.clone().unwrap_or_default(),
+                cited_clause_ids: Vec::new(),
+                reason_code: e.reason_code.clone(),
+                text: e.summary.clone(),
+                manifest_sha: e.manifest_sha.clone().unwrap_or_default(),
+            },
+        }
+    }
+
+    fn from_row(row: &serde_json::Map<String, serde_json::Value>) -> Said {
+        let text = |k: &str| row.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+        let outcome = text("outcome").to_string();
+        Said {
+            cited_clause_ids: if outcome == "answer" {
+                row.get("cited_clause_ids")
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            } else {
+                // An escalation's row lists what a rejected draft cited: nothing was served.
+                Vec::new()
+            },
+            outcome,
+            resolved_version: text("resolved_version").into(),
+            reason_code: text("reason_code").into(),
+            text: text("answer_text").into(),
+            manifest_sha: text("manifest_sha").into(),
+        }
+    }
+}
+
+/// How a re-run differs from what was served, most serious first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Answer where an escalation was served, or the reverse.
+    OutcomeChanged,
+    VersionChanged,
+    CitationsChanged,
+    /// Same outcome and citations, other words; or another escalation reason.
+    TextChanged,
+    Same,
+    /// No audit row for the turn: nothing to compare with.
+    NotRecorded,
+    /// The message at these coordinates is not a decodable turn.
+    Unreadable,
+}
+
+impl Change {
+    pub fn between(recorded: &Said, rerun: &Said) -> Change {
+        if recorded.outcome != rerun.outcome {
+            Change::OutcomeChanged
+        } else if recorded.resolved_version != rerun.resolved_version {
+            Change::VersionChanged
+        } else if recorded.cited_clause_ids != rerun.cited_clause_ids {
+            Change::CitationsChanged
+        } else if recorded.text != rerun.text || recorded.reason_code != rerun.reason_code {
+            Change::TextChanged
+        } else {
+            Change::Same
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::OutcomeChanged => "outcome_changed",
+            Change::VersionChanged => "version_changed",
+            Change::CitationsChanged => "citations_changed",
+            Change::TextChanged => "text_changed",
+            Change::Same => "same",
+            Change::NotRecorded => "not_recorded",
+            Change::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One replayed turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diff {
+    pub turn_id: String,
+    pub input: InputCoordinates,
+    pub region: String,
+    pub change: Change,
+    pub recorded: Option<Said>,
+    pub rerun: Option<Said>,
+    /// Why the message could not be replayed (undecodable, pipeline error).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct ReplayReport {
+    pub turns: usize,
+    pub by_change: BTreeMap<String, usize>,
+    /// (region, recorded version) → change kind → turns.
+    pub by_region_version: BTreeMap<String, BTreeMap<String, usize>>,
+    #[serde(skip)]
+    pub diffs: Vec<Diff>,
+}
+
+impl ReplayReport {
+    fn from_diffs(diffs: Vec<Diff>) -> ReplayReport {
+        let mut report = ReplayReport {
+            turns: diffs.len(),
+            ..ReplayReport::default()
+        };
+        for diff in &diffs {
+            *report
+                .by_change
+                .entry(diff.change.as_str().into())
+                .or_default() += 1;
+            let version = diff
+                .recorded
+                .as_ref()
+                .or(diff.rerun.as_ref())
+                .map(|s| s.resolved_version.clone())
+                .unwrap_or_default();
+            *report
+                .by_region_version
+                .entry(format!("{} {}", diff.region, version))
+                .or_default()
+                .entry(diff.change.as_str().into())
+                .or_default() += 1;
+        }
+        report.diffs = diffs;
+        report
+    }
+
+    /// Turns whose re-run differs from what was served.
+    pub fn changed(&self) -> usize {
+        self.diffs
+            .iter()
+            .filter(|d| d.change < Change::Same)
+            .count()
+    }
+
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(out, "replayed {} turn(s)", self.turns);
+        for (change, n) in &self.by_change {
+            let _ = writeln!(out, "  {change:<20} {n:>6}");
+        }
+        let _ = writeln!(out, "\n  {:<24} changes", "region version");
+        for (key, changes) in &self.by_region_version {
+            let parts: Vec<String> = changes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+            let _ = writeln!(out, "  {key:<24} {}", parts.join(", "));
+        }
+        for diff in self
+            .diffs
+            .iter()
+            .filter(|d| d.change < Change::Same)
+            .take(20)
+        {
+            let _ = writeln!(
+                out,
+                "\n  {} ({}:{}@{}): {}",
+                diff.turn_id,
+                diff.input.topic,
+                diff.input.partition,
+                diff.input.offset,
+                diff.change.as_str()
+            );
+            if let (Some(was), Some(now)) = (&diff.recorded, &diff.rerun) {
+                let _ = writeln!(
+                    out,
+                    "    served: {} {} | {}",
+                    was.outcome, was.resolved_version, was.text
+                );
+                let _ = writeln!(
+                    out,
+                    "    re-run: {} {} | {}",
+                    now.outcome, now.resolved_version, now.text
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Replays the turns of `options.source` through the pipeline `settings` describe (the served
+/// corpus, or another one given with `--policies`: a what-if) and compares each outcome with its
+/// audit row.
+pub async fn run(
+    settings: &AppSettings,
+    audit: &AuditConfig,
+    options: &ReplayOptions,
+) -> anyhow::Result<ReplayReport> {
+    let topics = settings.topics.names();
+    let store = AuditStore::connect(audit)
+        .await
+        .context("the audit store (served outcomes are read from it)")?;
+    let source = match &options.source {
+        Source::TurnIds(ids) => {
+            Source::Ranges(locate_turns(&store, audit, &topics.turns, ids).await?)
+        }
+        other => other.clone(),
+    };
+    let codecs = ClientCodecs::register(&settings.kafka, &topics).await?;
+    let messages = tokio::task::block_in_place(|| {
+        read_turn_messages(settings, &topics.turns, &source, options.timeout)
+    })?;
+    let scratch = tempfile::tempdir()?;
+    let index_dir = settings
+        .corpus
+        .index_dir
+        .clone()
+        .unwrap_or_else(|| scratch.path().to_path_buf());
+    let (assembled, _) = crate::assemble::pipeline(settings, &index_dir).await?;
+    let mut reruns = Vec::with_capacity(messages.len());
+    for (input, payload) in messages {
+        let decoded: Result<ChatTurn, String> = codecs
+            .turns
+            .decode(&payload)
+            .await
+            .map_err(|e| e.to_string());
+        let rerun = match decoded {
+            Ok(turn) => {
+                let region = turn.session_region.clone().or(turn.billing_region.clone());
+                let outcome = assembled
+                    .chain
+                    .process(turn.clone(), input.clone())
+                    .await
+                    .map_err(|e| e.to_string());
+                (input, Some(turn.turn_id), region, outcome)
+            }
+            Err(e) => (input, None, None, Err(format!("undecodable: {e}"))),
+        };
+        reruns.push(rerun);
+    }
+    let ids: Vec<String> = reruns.iter().filter_map(|r| r.1.clone()).collect();
+    let recorded = recorded_outcomes(&store, audit, &ids).await?;
+    let diffs = reruns
+        .into_iter()
+        .map(|(input, turn_id, region, outcome)| diff(input, turn_id, region, outcome, &recorded))
+        .collect();
+    let report = ReplayReport::from_diffs(diffs);
+    if let Some(path) = &options.out {
+        write_jsonl(path, &report.diffs)?;
+    }
+    Ok(report)
+}
+
+fn diff(
+    input: InputCoordinates,
+    turn_id: Option<String>,
+    region: Option<String>,
+    outcome: Result<Outcome, String>,
+    recorded: &HashMap<String, Said>,
+) -> Diff {
+    let turn_id = turn_id.unwrap_or_default();
+    let recorded = recorded.get(&turn_id).cloned();
+    let (rerun, error) = match outcome {
+        Ok(outcome) => (Some(Said::from_outcome(&outcome)), None),
+        Err(e) => (None, Some(e)),
+    };
+    let region = match (&rerun, region) {
+        (_, Some(region)) => region,
+        _ => String::new(),
+    };
+    let change = match (&recorded, &rerun) {
+        (_, None) => Change::Unreadable,
+        (None, Some(_)) => Change::NotRecorded,
+        (Some(was), Some(now)) => Change::between(was, now),
+    };
+    Diff {
+        turn_id,
+        input,
+        region,
+        change,
+        recorded,
+        rerun,
+        error,
+    }
+}
+
+fn write_jsonl(path: &std::path::Path, diffs: &[Diff]) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| path.display().to_string())?,
+    );
+    for diff in diffs {
+        serde_json::to_writer(&mut file, diff)?;
+        file.write_all(b"\n")?;
+    }
+    file.flush()?;
+    Ok(())
+}
+
+/// Turn ids are free text: only ids made of safe characters are queried (no quoting games).
+fn sql_list(ids: &[String]) -> anyhow::Result<String> {
+    let safe = |id: &String| {
+        id.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:@".contains(c))
+    };
+    if let Some(bad) = ids.iter().find(|id| !safe(id)) {
+        anyhow::bail!("turn id `{bad}` has characters a turn id never has");
+    }
+    Ok(ids
+        .iter()
+        .map(|id| format!("'{id}'"))
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// Where each turn was read from (its audit row's input coordinates), as one-offset ranges.
+async fn locate_turns(
+    store: &AuditStore,
+    audit: &AuditConfig,
+    turns_topic: &str,
+    ids: &[String],
+) -> anyhow::Result<Vec<PartitionRange>> {
+    let rows = store
+        .query_json(
+            "locate turns",
+            &format!(
+                "SELECT turn_id, input_partition, input_offset FROM {}.turns FINAL \
+                 WHERE turn_id IN ({}) AND input_topic = '{}'",
+                audit.database,
+                sql_list(ids)?,
+                turns_topic.replace('\'', "")
+            ),
+        )
+        .await?;
+    let found: HashMap<String, (i32, i64)> = rows
+        .iter()
+        .filter_map(|r| {
+            let id = r.get("turn_id")?.as_str()?.to_string();
+            let partition = policy_audit::analytics::Table::number(r, "input_partition")? as i32;
+            let offset = policy_audit::analytics::Table::number(r, "input_offset")? as i64;
+            Some((id, (partition, offset)))
+        })
+        .collect();
+    let missing: Vec<&String> = ids.iter().filter(|id| !found.contains_key(*id)).collect();
+    anyhow::ensure!(
+        missing.is_empty(),
+        "no audit row read from {turns_topic} for turn(s) {missing:?}"
+    );
+    Ok(found
+        .values()
+        .map(|&(partition, offset)| PartitionRange {
+            partition,
+            from: offset,
+            to: offset,
+        })
+        .collect())
+}
+
+/// What was served for each turn id, from its audit row.
+async fn recorded_outcomes(
+    store: &AuditStore,
+    audit: &AuditConfig,
+    ids: &[String],
+) -> anyhow::Result<HashMap<String, Said>> {
+    let mut recorded = HashMap::new();
+    // Queried in slices: a long IN list is one HTTP request.
+    for chunk in ids.chunks(500) {
+        let rows = store
+            .query_json(
+                "recorded outcomes",
+                &format!(
+                    "SELECT turn_id, outcome, resolved_version, cited_clause_ids, reason_code, \
+                     answer_text, manifest_sha FROM {}.turns FINAL WHERE turn_id IN ({})",
+                    audit.database,
+                    sql_list(chunk)?
+                ),
+            )
+            .await?;
+        for row in &rows {
+            if let Some(id) = row.get("turn_id").and_then(|v| v.as_str()) {
+                recorded.insert(id.to_string(), Said::from_row(row));
+            }
+        }
+    }
+    Ok(recorded)
+}
+
+/// The raw messages of the source, in offset order per partition. A consumer with a group id of
+/// its own that is never used: partitions are assigned, nothing is committed.
+fn read_turn_messages(
+    settings: &AppSettings,
+    topic: &str,
+    source: &Source,
+    timeout: Duration,
+) -> anyhow::Result<Vec<(InputCoordinates, Vec<u8>)>> {
+    let consumer: BaseConsumer = settings
+        .kafka
+        .consumer(&format!("replay-{}", uuid::Uuid::new_v4().simple()))
+        .create()?;
+    let (ranges, window) = match source {
+        Source::Ranges(ranges) => (ranges.clone(), None),
+        Source::Times { from_ms, to_ms } => (
+            ranges_between(&consumer, topic, *from_ms, *to_ms, timeout)?,
+            Some(*from_ms..*to_ms),
+        ),
+        Source::TurnIds(_) => anyhow::bail!("turn ids are located before reading"),
+    };
+    let mut messages = Vec::new();
+    for range in ranges {
+        let (low, high) = consumer.fetch_watermarks(topic, range.partition, timeout)?;
+        let (from, to) = (range.from.max(low), range.to.min(high - 1));
+        if from > to {
+            continue;
+        }
+        let mut assignment = TopicPartitionList::new();
+        assignment.add_partition_offset(topic, range.partition, Offset::Offset(from))?;
+        consumer.assign(&assignment)?;
+        let deadline = std::time::Instant::now() + timeout;
+        let mut next = from;
+        while next <= to {
+            anyhow::ensure!(
+                std::time::Instant::now() < deadline,
+                "{topic}:{} stopped at offset {next} of {from}-{to}",
+                range.partition
+            );
+            let Some(message) = consumer.poll(Duration::from_millis(200)) else {
+                continue;
+            };
+            let message = message?;
+            if message.offset() < next {
+                continue;
+            }
+            next = message.offset() + 1;
+            let stamped = message.timestamp().to_millis();
+            if let (Some(window), Some(at)) = (&window, stamped) {
+                if !window.contains(&at) {
+                    continue;
+                }
+            }
+            messages.push((
+                InputCoordinates {
+                    topic: topic.to_string(),
+                    partition: range.partition,
+                    offset: message.offset(),
+                },
+                message.payload().unwrap_or_default().to_vec(),
+            ));
+        }
+    }
+    consumer.unassign()?;
+    Ok(messages)
+}
+
+/// Per partition, the offsets that can hold messages timestamped in `[from_ms, to_ms)`. The
+/// broker's time index only narrows the scan: a broker may answer with an earlier offset than
+/// asked (tansu 0.6 answers 0 for every instant), so the reader also filters on each message's
+/// own timestamp.
+fn ranges_between(
+    consumer: &BaseConsumer,
+    topic: &str,
+    from_ms: i64,
+    to_ms: i64,
+    timeout: Duration,
+) -> anyhow::Result<Vec<PartitionRange>> {
+    let metadata = consumer.fetch_metadata(Some(topic), timeout)?;
+    let partitions: Vec<i32> = metadata
+        .topics()
+        .iter()
+        .flat_map(|t| t.partitions().iter().map(|p| p.id()))
+        .collect();
+    let at = |ms: i64| -> anyhow::Result<HashMap<i32, Offset>> {
+        let mut query = TopicPartitionList::new();
+        for &p in &partitions {
+            query.add_partition_offset(topic, p, Offset::Offset(ms))?;
+        }
+        let found = consumer.offsets_for_times(query, timeout)?;
+        Ok(found
+            .elements()
+            .iter()
+            .map(|e| (e.partition(), e.offset()))
+            .collect())
+    };
+    let (starts, ends) = (at(from_ms)?, at(to_ms)?);
+    let mut ranges = Vec::new();
+    for &p in &partitions {
+        let (low, high) = consumer.fetch_watermarks(topic, p, timeout)?;
+        let from = match starts.get(&p) {
+            Some(Offset::Offset(o)) => (*o).max(low),
+            // Nothing at or after `from_ms` in this partition.
+            Some(Offset::End) => continue,
+            _ => low,
+        };
+        // An end the broker places at or before the start is no bound: scan to the end.
+        let end = match ends.get(&p) {
+            Some(Offset::Offset(o)) if *o > from => *o,
+            _ => high,
+        };
+        if end > from {
+            ranges.push(PartitionRange {
+                partition: p,
+                from,
+                to: end - 1,
+            });
+        }
+    }
+    Ok(ranges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_ranges_parse_and_refuse_nonsense() {
+        assert_eq!(
+            "2:100-250".parse::<PartitionRange>(),
+            Ok(PartitionRange {
+                partition: 2,
+                from: 100,
+                to: 250
+            })
+        );
+        for bad in ["2", "2:100", "x:1-2", "1:5-2", "-1:0-1", "1:a-b"] {
+            assert!(bad.parse::<PartitionRange>().is_err(), "{bad}");
+        }
+    }
+
+    fn said(outcome: &str, version: &str, cited: &[&str], text: &str) -> Said {
+        Said {
+            outcome: outcome.into(),
+            resolved_version: version.into(),
+            cited_clause_ids: cited.iter().map(|s| s.to_string()).collect(),
+            reason_code: String::new(),
+            text: text.into(),
+            manifest_sha: "sha".into(),
+        }
+    }
+
+    #[test]
+    fn changes_are_ranked_most_serious_first() {
+        let served = said("answer", "eu-v4", &["eu-v4#sec-3.2"], "30 days");
+        assert_eq!(Change::between(&served, &served.clone()), Change::Same);
+        let cases = [
+            (
+                said("escalate", "eu-v4", &[], "handed over"),
+                Change::OutcomeChanged,
+            ),
+            (
+                said("answer", "eu-v3", &["eu-v3#sec-3.2"], "14 days"),
+                Change::VersionChanged,
+            ),
+            (
+                said("answer", "eu-v4", &["eu-v4#sec-3.3"], "30 days"),
+                Change::CitationsChanged,
+            ),
+            (
+                said("answer", "eu-v4", &["eu-v4#sec-3.2"], "thirty days"),
+                Change::TextChanged,
+            ),
+        ];
+        for (rerun, expected) in cases {
+            assert_eq!(Change::between(&served, &rerun), expected);
+        }
+        assert!(Change::OutcomeChanged < Change::Same && Change::Same < Change::NotRecorded);
+    }
+
+    #[test]
+    fn turn_ids_with_quotes_are_refused_before_any_query() {
+        assert!(sql_list(&["gt-eu-1".into(), "conv_2:3".into()]).is_ok());
+        assert!(sql_list(&["x' OR 1=1 --".into()]).is_err());
+    }
+}

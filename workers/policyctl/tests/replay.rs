@@ -1,0 +1,261 @@
+//! Replay for forensics against the real broker, registry and ClickHouse: turns served by a
+//! worker (and audited) are read back by offsets, by time and by turn id, re-run with the same
+//! corpus and compared with their audit rows: every one reproduces what was served, and the
+//! live consumer group's committed offsets do not move.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::audit::AuditDb;
+use common::workers::{apply_topics, index_copy, policyctl, Worker};
+use policy_kafka::assignment::group_progress;
+use rdkafka::consumer::BaseConsumer;
+
+const TURNS: usize = 40;
+
+/// The live group's (committed, end) offsets over the turns topic, once it has committed
+/// everything it consumed.
+fn settled_progress(group: &str, turns_topic: &str) -> (i64, i64) {
+    let consumer: BaseConsumer = common::config().consumer(group).create().unwrap();
+    let topics = [turns_topic.to_string()];
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let progress = group_progress(&consumer, &topics, Duration::from_secs(10)).unwrap();
+        if progress.0 == progress.1 {
+            return progress;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "group never caught up: {progress:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `policyctl replay ARGS` against the test's topics and audit database; the diff records.
+fn replay(
+    prefix: &str,
+    db: &str,
+    index: &std::path::Path,
+    args: &[&str],
+) -> Vec<serde_json::Value> {
+    let out_file = tempfile::NamedTempFile::new().unwrap();
+    let out = policyctl()
+        .args([
+            "replay",
+            "--topic-prefix",
+            prefix,
+            "--fail-on-change",
+            "--index-dir",
+        ])
+        .arg(index)
+        .arg("--out")
+        .arg(out_file.path())
+        .args(args)
+        .env("CLICKHOUSE_DATABASE", db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "replay {args:?} exited {:?}:\n{}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(out_file.path())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_group() {
+    let prefix = format!("replay-{}", uuid::Uuid::new_v4().simple());
+    apply_topics(&prefix);
+    let db = AuditDb::fresh("replay").await;
+    let worker = Worker::start(&prefix);
+    let _audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
+    let started_ms = chrono::Utc::now().timestamp_millis() - 1_000;
+    let out = policyctl()
+        .args([
+            "eval",
+            "--via-kafka",
+            "--json",
+            "--limit",
+            &TURNS.to_string(),
+        ])
+        .args(["--topic-prefix", &prefix, "--timeout-secs", "180"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    db.wait_for_rows(TURNS, Duration::from_secs(120)).await;
+    let turns_topic = format!("{prefix}.turns");
+    let group = format!("{prefix}-all");
+    let before = tokio::task::block_in_place(|| settled_progress(&group, &turns_topic));
+    assert_eq!(before.1, TURNS as i64);
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_copy(dir.path());
+    let ranges: Vec<String> = (0..6).map(|p| format!("{p}:0-100000")).collect();
+    let mut args = Vec::new();
+    for range in &ranges {
+        args.extend(["--topic-range", range.as_str()]);
+    }
+    let by_offsets = replay(&prefix, &db.name, &index, &args);
+    assert_eq!(by_offsets.len(), TURNS);
+    for diff in &by_offsets {
+        assert_eq!(diff["change"], "same", "{diff}");
+        assert_eq!(diff["input"]["topic"], turns_topic.as_str());
+    }
+
+    let to = (chrono::Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
+    let from = chrono::DateTime::from_timestamp_millis(started_ms)
+        .unwrap()
+        .with_timezone(&chrono::FixedOffset::east_opt(9 * 3600).unwrap())
+        .to_rfc3339();
+    let by_time = replay(
+        &prefix,
+        &db.name,
+        &index,
+        &["--from-time", &from, "--to-time", &to],
+    );
+    assert_eq!(
+        by_time.len(),
+        TURNS,
+        "an instant with an offset is normalised"
+    );
+
+    let one = by_offsets[7]["turn_id"].as_str().unwrap().to_string();
+    let by_id = replay(&prefix, &db.name, &index, &["--turn-id", &one]);
+    assert_eq!(by_id.len(), 1);
+    assert_eq!(by_id[0]["turn_id"], one.as_str());
+    assert_eq!(by_id[0]["input"], by_offsets[7]["input"]);
+    assert_eq!(by_id[0]["change"], "same");
+
+    let after = tokio::task::block_in_place(|| settled_progress(&group, &turns_topic));
+    assert_eq!(
+        before, after,
+        "the live group's committed offsets did not move"
+    );
+    assert!(worker.stop().success());
+    db.drop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_what_if_corpus_shows_the_answers_that_would_change() {
+    // The same turns under a corpus where the EU v4 return window is 45 days: the EU v4 return
+    // window answers change, nothing else does.
+    let prefix = format!("whatif-{}", uuid::Uuid::new_v4().simple());
+    apply_topics(&prefix);
+    let db = AuditDb::fresh("whatif").await;
+    let worker = Worker::start(&prefix);
+    let _audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
+    let cases = tempfile::tempdir().unwrap();
+    let mut all = String::new();
+    for entry in std::fs::read_dir(common::workers::repo().join("golden/cases")).unwrap() {
+        all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    let window: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("\"gt-eu-return-window-eu-v"))
+        .collect();
+    assert!(window.len() >= 4, "golden EU return-window cases");
+    std::fs::write(cases.path().join("cases.jsonl"), window.join("\n") + "\n").unwrap();
+    let out = policyctl()
+        .args(["eval", "--via-kafka", "--json", "--golden"])
+        .arg(cases.path())
+        .args(["--topic-prefix", &prefix, "--timeout-secs", "180"])
+        .args([
+            "--min-outcome-accuracy",
+            "0",
+            "--min-expected-clause-citation",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    db.wait_for_rows(window.len(), Duration::from_secs(120))
+        .await;
+
+    let candidate = tempfile::tempdir().unwrap();
+    copy_dir(
+        &common::workers::repo().join("golden/policies"),
+        candidate.path(),
+    );
+    let returns = candidate.path().join("eu/v4/02-returns-and-refunds.md");
+    let text = std::fs::read_to_string(&returns).unwrap();
+    assert!(text.contains("within 30 calendar days"));
+    std::fs::write(
+        &returns,
+        text.replace("within 30 calendar days", "within 45 calendar days"),
+    )
+    .unwrap();
+    let index = tempfile::tempdir().unwrap();
+    let ranges: Vec<String> = (0..6).map(|p| format!("{p}:0-100000")).collect();
+    let mut command = policyctl();
+    command
+        .args(["replay", "--topic-prefix", &prefix, "--policies"])
+        .arg(candidate.path())
+        .arg("--index-dir")
+        .arg(index.path())
+        .arg("--out")
+        .arg(index.path().join("diff.jsonl"))
+        .arg("--fail-on-change")
+        .env("CLICKHOUSE_DATABASE", &db.name);
+    for range in &ranges {
+        command.args(["--topic-range", range]);
+    }
+    let out = command.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let diffs: Vec<serde_json::Value> = std::fs::read_to_string(index.path().join("diff.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(diffs.len(), window.len());
+    let mut changed = 0;
+    for diff in &diffs {
+        let v4 = diff["turn_id"].as_str().unwrap().contains("-eu-v4-");
+        match diff["change"].as_str().unwrap() {
+            "same" => {}
+            "text_changed" if v4 => {
+                // Only the window moved: same clauses, and the new number in place of the old.
+                assert!(diff["recorded"]["text"].as_str().unwrap().contains("30 calendar days"));
+                assert!(diff["rerun"]["text"].as_str().unwrap().contains("45 calendar days"));
+                changed += 1;
+            }
+            other => panic!("{other}: an EU v3 order keeps its answer, a v4 one changes its number only: {diff}"),
+        }
+    }
+    assert!(changed >= 1, "the changed window shows: {diffs:?}");
+    assert!(worker.stop().success());
+    db.drop().await;
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
