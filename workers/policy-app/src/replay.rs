@@ -60,6 +60,9 @@ pub enum Source {
     },
     /// Turns located through the audit table's input coordinates.
     TurnIds(Vec<String>),
+    /// Turns rebuilt from the audit rows matching a condition on the `turns` table (any age:
+    /// beyond the topic's retention too), e.g. `resolved_region = 'eu' AND outcome = 'answer'`.
+    AuditWhere(String),
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +78,7 @@ pub struct ReplayOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Said {
     pub outcome: String,
+    pub resolved_region: String,
     pub resolved_version: String,
     pub cited_clause_ids: Vec<String>,
     pub reason_code: String,
@@ -87,6 +91,7 @@ impl Said {
         match outcome {
             Outcome::Answer(a) => Said {
                 outcome: "answer".into(),
+                resolved_region: a.resolved_region.clone(),
                 resolved_version: a.resolved_version.clone(),
                 cited_clause_ids: a.citations.iter().map(|c| c.clause_id.clone()).collect(),
                 reason_code: String::new(),
@@ -95,6 +100,7 @@ impl Said {
             },
             Outcome::Escalate(e) => Said {
                 outcome: "escalate".into(),
+                resolved_region: e.resolved_region.clone().unwrap_or_default(),
                 resolved_version: e.resolved_version.clone().unwrap_or_default(),
                 cited_clause_ids: Vec::new(),
                 reason_code: e.reason_code.clone(),
@@ -122,6 +128,7 @@ impl Said {
                 Vec::new()
             },
             outcome,
+            resolved_region: text("resolved_region").into(),
             resolved_version: text("resolved_version").into(),
             reason_code: text("reason_code").into(),
             text: text("answer_text").into(),
@@ -180,7 +187,6 @@ impl Change {
 pub struct Diff {
     pub turn_id: String,
     pub input: InputCoordinates,
-    pub region: String,
     pub change: Change,
     pub recorded: Option<Said>,
     pub rerun: Option<Said>,
@@ -209,15 +215,14 @@ impl ReplayReport {
                 .by_change
                 .entry(diff.change.as_str().into())
                 .or_default() += 1;
-            let version = diff
-                .recorded
-                .as_ref()
-                .or(diff.rerun.as_ref())
-                .map(|s| s.resolved_version.clone())
+            // Grouped by what was served (the re-run's when nothing was recorded).
+            let said = diff.recorded.as_ref().or(diff.rerun.as_ref());
+            let (region, version) = said
+                .map(|s| (s.resolved_region.as_str(), s.resolved_version.as_str()))
                 .unwrap_or_default();
             *report
                 .by_region_version
-                .entry(format!("{} {}", diff.region, version))
+                .entry(format!("{region} {version}"))
                 .or_default()
                 .entry(diff.change.as_str().into())
                 .or_default() += 1;
@@ -296,10 +301,21 @@ pub async fn run(
         }
         other => other.clone(),
     };
-    let codecs = ClientCodecs::register(&settings.kafka, &topics).await?;
-    let messages = tokio::task::block_in_place(|| {
-        read_turn_messages(settings, &topics.turns, &source, options.timeout)
-    })?;
+    let turns = match &source {
+        Source::AuditWhere(condition) => audit_turns(&store, audit, condition).await?,
+        _ => {
+            let codecs = ClientCodecs::register(&settings.kafka, &topics).await?;
+            let messages = tokio::task::block_in_place(|| {
+                read_turn_messages(settings, &topics.turns, &source, options.timeout)
+            })?;
+            let mut turns = Vec::with_capacity(messages.len());
+            for (input, payload) in messages {
+                let decoded = codecs.turns.decode(&payload).await;
+                turns.push((input, decoded.map_err(|e| format!("undecodable: {e}"))));
+            }
+            turns
+        }
+    };
     let scratch = tempfile::tempdir()?;
     let index_dir = settings
         .corpus
@@ -307,24 +323,19 @@ pub async fn run(
         .clone()
         .unwrap_or_else(|| scratch.path().to_path_buf());
     let (assembled, _) = crate::assemble::pipeline(settings, &index_dir).await?;
-    let mut reruns = Vec::with_capacity(messages.len());
-    for (input, payload) in messages {
-        let decoded: Result<ChatTurn, String> = codecs
-            .turns
-            .decode(&payload)
-            .await
-            .map_err(|e| e.to_string());
-        let rerun = match decoded {
+    let mut reruns = Vec::with_capacity(turns.len());
+    for (input, turn) in turns {
+        let rerun = match turn {
             Ok(turn) => {
-                let region = turn.session_region.clone().or(turn.billing_region.clone());
+                let turn_id = turn.turn_id.clone();
                 let outcome = assembled
                     .chain
-                    .process(turn.clone(), input.clone())
+                    .process(turn, input.clone())
                     .await
                     .map_err(|e| e.to_string());
-                (input, Some(turn.turn_id), region, outcome)
+                (input, Some(turn_id), outcome)
             }
-            Err(e) => (input, None, None, Err(format!("undecodable: {e}"))),
+            Err(e) => (input, None, Err(e)),
         };
         reruns.push(rerun);
     }
@@ -332,7 +343,7 @@ pub async fn run(
     let recorded = recorded_outcomes(&store, audit, &ids).await?;
     let diffs = reruns
         .into_iter()
-        .map(|(input, turn_id, region, outcome)| diff(input, turn_id, region, outcome, &recorded))
+        .map(|(input, turn_id, outcome)| diff(input, turn_id, outcome, &recorded))
         .collect();
     let report = ReplayReport::from_diffs(diffs);
     if let Some(path) = &options.out {
@@ -344,7 +355,6 @@ pub async fn run(
 fn diff(
     input: InputCoordinates,
     turn_id: Option<String>,
-    region: Option<String>,
     outcome: Result<Outcome, String>,
     recorded: &HashMap<String, Said>,
 ) -> Diff {
@@ -354,10 +364,6 @@ fn diff(
         Ok(outcome) => (Some(Said::from_outcome(&outcome)), None),
         Err(e) => (None, Some(e)),
     };
-    let region = match (&rerun, region) {
-        (_, Some(region)) => region,
-        _ => String::new(),
-    };
     let change = match (&recorded, &rerun) {
         (_, None) => Change::Unreadable,
         (None, Some(_)) => Change::NotRecorded,
@@ -366,7 +372,6 @@ fn diff(
     Diff {
         turn_id,
         input,
-        region,
         change,
         recorded,
         rerun,
@@ -401,6 +406,98 @@ fn sql_list(ids: &[String]) -> anyhow::Result<String> {
         .map(|id| format!("'{id}'"))
         .collect::<Vec<_>>()
         .join(","))
+}
+
+/// The turns of the audit rows matching `condition`, rebuilt from their columns, with the
+/// coordinates they were read from. A row written before the turn was kept (migration 0003)
+/// cannot be rebuilt: it comes back as an error.
+async fn audit_turns(
+    store: &AuditStore,
+    audit: &AuditConfig,
+    condition: &str,
+) -> anyhow::Result<Vec<(InputCoordinates, Result<ChatTurn, String>)>> {
+    // One condition, not a statement: the tool reads, it never writes.
+    anyhow::ensure!(
+        !condition.contains(';'),
+        "--audit-where takes a condition, not statements"
+    );
+    let rows = store
+        .query_json(
+            "audit where",
+            &format!(
+                "SELECT * FROM {}.turns FINAL WHERE outcome IN ('answer', 'escalate') AND ({condition}) \
+                 ORDER BY input_topic, input_partition, input_offset",
+                audit.database
+            ),
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|json| {
+            let row = audit_row(json);
+            let input = InputCoordinates {
+                topic: row.input_topic.clone(),
+                partition: row.input_partition,
+                offset: row.input_offset,
+            };
+            let turn = policy_audit::row::received_turn(&row).ok_or_else(|| {
+                format!(
+                    "turn {} was audited before turns were kept whole (migration 0003)",
+                    row.turn_id
+                )
+            });
+            (input, turn)
+        })
+        .collect())
+}
+
+/// The columns a rebuilt turn needs, from a `JSONEachRow` row.
+fn audit_row(json: &serde_json::Map<String, serde_json::Value>) -> policy_audit::AuditRow {
+    use policy_audit::analytics::Table;
+    let text = |k: &str| Table::text(json, k).to_string();
+    let number = |k: &str| Table::number(json, k).unwrap_or(0.0);
+    let list = |k: &str| -> Vec<String> {
+        json.get(k)
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // 64-bit integers arrive quoted; parse them exactly, not through f64.
+    let int = |k: &str| -> i64 {
+        match json.get(k) {
+            Some(serde_json::Value::String(s)) => s.parse().unwrap_or(0),
+            Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(0),
+            _ => 0,
+        }
+    };
+    policy_audit::AuditRow {
+        turn_id: text("turn_id"),
+        conversation_id: text("conversation_id"),
+        question: text("question"),
+        ip_region: text("ip_region"),
+        input_topic: text("input_topic"),
+        input_partition: number("input_partition") as i32,
+        input_offset: int("input_offset"),
+        has_received: number("has_received") as u8,
+        user_id: text("user_id"),
+        locale: text("locale"),
+        channel: text("channel"),
+        session_region: text("session_region"),
+        billing_region: text("billing_region"),
+        purchase_at_ms: int("purchase_at_ms"),
+        has_purchase_at: number("has_purchase_at") as u8,
+        sent_at_ms: int("sent_at_ms"),
+        order_id: text("order_id"),
+        employee_id: text("employee_id"),
+        order_fact_keys: list("order_fact_keys"),
+        order_fact_values: list("order_fact_values"),
+        input_schema_id: number("input_schema_id") as u32,
+        ..Default::default()
+    }
 }
 
 /// Where each turn was read from (its audit row's input coordinates), as one-offset ranges.
@@ -460,7 +557,7 @@ async fn recorded_outcomes(
                 "recorded outcomes",
                 &format!(
                     "SELECT turn_id, outcome, resolved_version, cited_clause_ids, reason_code, \
-                     answer_text, manifest_sha FROM {}.turns FINAL WHERE turn_id IN ({})",
+                     answer_text, manifest_sha, resolved_region FROM {}.turns FINAL WHERE turn_id IN ({})",
                     audit.database,
                     sql_list(chunk)?
                 ),
@@ -493,7 +590,9 @@ fn read_turn_messages(
             ranges_between(&consumer, topic, *from_ms, *to_ms, timeout)?,
             Some(*from_ms..*to_ms),
         ),
-        Source::TurnIds(_) => anyhow::bail!("turn ids are located before reading"),
+        Source::TurnIds(_) | Source::AuditWhere(_) => {
+            anyhow::bail!("turn ids and audit rows are not read from the topic")
+        }
     };
     let mut messages = Vec::new();
     for range in ranges {
@@ -618,6 +717,7 @@ mod tests {
     fn said(outcome: &str, version: &str, cited: &[&str], text: &str) -> Said {
         Said {
             outcome: outcome.into(),
+            resolved_region: "eu".into(),
             resolved_version: version.into(),
             cited_clause_ids: cited.iter().map(|s| s.to_string()).collect(),
             reason_code: String::new(),

@@ -136,7 +136,14 @@ impl StageWorker {
         Ok(match self.role {
             Role::All | Role::Enrich => {
                 let turn = decode_value(&self.codecs.turn, message).await?;
-                Entry::Received(Turn::new(turn, coordinates(message), now_millis()))
+                let mut received = Turn::new(turn, coordinates(message), now_millis());
+                // Decoded, so framed: the writer's schema id is in the frame.
+                if let Ok((id, _)) =
+                    policy_avro::unframe(rdkafka::Message::payload(message).unwrap_or_default())
+                {
+                    received = received.with_input_schema_id(id);
+                }
+                Entry::Received(received)
             }
             Role::Retrieve => Entry::Enriched(typed(state(&self.codecs.enriched).await?)?),
             Role::Generate => Entry::Retrieved(typed(state(&self.codecs.retrieved).await?)?),

@@ -2,7 +2,7 @@
 //! Pure: no I/O, so every mapping is unit-tested.
 
 use clickhouse::Row;
-use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer};
+use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer, ReceivedTurn};
 use policy_core::{ClauseRef, JudgeVerdict, OutcomeKind};
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +56,77 @@ pub struct AuditRow {
     pub rejected_drafts: Vec<String>,
     pub llm_calls: u32,
     pub completion_tokens: u32,
+    /// Migration 0003: the turn as received (`received` on the outcome).
+    pub has_received: u8,
+    pub user_id: String,
+    pub locale: String,
+    pub channel: String,
+    pub session_region: String,
+    pub billing_region: String,
+    pub purchase_at_ms: i64,
+    pub has_purchase_at: u8,
+    pub sent_at_ms: i64,
+    pub order_id: String,
+    pub employee_id: String,
+    pub order_fact_keys: Vec<String>,
+    pub order_fact_values: Vec<String>,
+    pub input_schema_id: u32,
+}
+
+/// The turn as received, into its columns.
+fn with_received(mut row: AuditRow, received: Option<&ReceivedTurn>) -> AuditRow {
+    let Some(r) = received else {
+        return row;
+    };
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    row.has_received = 1;
+    row.user_id = text(&r.user_id);
+    row.locale = text(&r.locale);
+    row.channel = text(&r.channel);
+    row.session_region = text(&r.session_region);
+    row.billing_region = text(&r.billing_region);
+    if row.ip_region.is_empty() {
+        row.ip_region = text(&r.ip_region);
+    }
+    row.purchase_at_ms = r.purchase_at.unwrap_or(0);
+    row.has_purchase_at = r.purchase_at.is_some().into();
+    row.sent_at_ms = r.sent_at;
+    row.order_id = text(&r.order_id);
+    row.employee_id = text(&r.employee_id);
+    let facts = r.order_facts.clone().unwrap_or_default();
+    row.order_fact_keys = facts.keys().cloned().collect();
+    row.order_fact_values = facts.into_values().collect();
+    row.input_schema_id = r.input_schema_id.map_or(0, |id| id.max(0) as u32);
+    row
+}
+
+/// The turn again from its audit row, or `None` for a row written before migration 0003.
+pub fn received_turn(row: &AuditRow) -> Option<policy_avro::ChatTurn> {
+    if row.has_received == 0 {
+        return None;
+    }
+    let some = |v: &String| (!v.is_empty()).then(|| v.clone());
+    let received = ReceivedTurn {
+        user_id: some(&row.user_id),
+        locale: some(&row.locale),
+        channel: some(&row.channel),
+        session_region: some(&row.session_region),
+        billing_region: some(&row.billing_region),
+        ip_region: some(&row.ip_region),
+        purchase_at: (row.has_purchase_at == 1).then_some(row.purchase_at_ms),
+        sent_at: row.sent_at_ms,
+        order_id: some(&row.order_id),
+        employee_id: some(&row.employee_id),
+        order_facts: (!row.order_fact_keys.is_empty()).then(|| {
+            row.order_fact_keys
+                .iter()
+                .cloned()
+                .zip(row.order_fact_values.iter().cloned())
+                .collect()
+        }),
+        input_schema_id: (row.input_schema_id > 0).then_some(row.input_schema_id as i32),
+    };
+    Some(received.turn(&row.conversation_id, &row.turn_id, &row.question))
 }
 
 /// `reason_code` of a record the audit could not decode (not a pipeline reason: nothing in the
@@ -140,6 +211,7 @@ pub fn from_answer(answer: &PolicyAnswer, source: &InputCoordinates) -> AuditRow
         row.completion_tokens = generation.completion_tokens.max(0) as u32;
     }
     latencies(&mut row, &answer.stage_latency_ms);
+    let row = with_received(row, answer.received.as_ref());
     processed(
         with_coordinates(row, &answer.input, source),
         answer.answered_at,
@@ -207,6 +279,7 @@ pub fn from_escalation(escalation: &Escalation, source: &InputCoordinates) -> Au
         ..Default::default()
     };
     latencies(&mut row, &escalation.stage_latency_ms);
+    let row = with_received(row, escalation.received.as_ref());
     processed(
         with_coordinates(row, &escalation.input, source),
         escalation.escalated_at,

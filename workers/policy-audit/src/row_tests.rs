@@ -195,3 +195,46 @@ fn negative_or_huge_timestamps_do_not_wrap() {
     assert_eq!(seconds(-5), 0);
     assert_eq!(seconds(i64::MAX), u32::MAX);
 }
+
+#[test]
+fn the_turn_as_received_comes_back_from_its_row() {
+    let turn = policy_avro::ChatTurn {
+        conversation_id: "c9".into(),
+        turn_id: "t9".into(),
+        user_id: Some("u9".into()),
+        question: "How long is the return window?".into(),
+        locale: Some("de-DE".into()),
+        channel: Some("web".into()),
+        session_region: None,
+        billing_region: Some("eu".into()),
+        ip_region: Some("us".into()),
+        purchase_at: Some(1_772_323_200_000),
+        order_id: Some("o-1".into()),
+        employee_id: None,
+        sent_at: 1_790_000_000_000,
+        order_facts: Some(BTreeMap::from([
+            ("item_category".into(), "shoes".into()),
+            ("condition".into(), "unused".into()),
+        ])),
+    };
+    let answer = PolicyAnswer {
+        conversation_id: turn.conversation_id.clone(),
+        turn_id: turn.turn_id.clone(),
+        question: turn.question.clone(),
+        ip_region: turn.ip_region.clone(),
+        received: Some(policy_avro::ReceivedTurn::of(&turn, Some(7))),
+        ..Default::default()
+    };
+    let row = from_answer(&answer, &source());
+    assert_eq!((row.has_received, row.input_schema_id), (1, 7));
+    assert_eq!(received_turn(&row), Some(turn));
+    // A row from before the migration has nothing to rebuild a turn from.
+    let old = from_answer(
+        &PolicyAnswer {
+            received: None,
+            ..answer
+        },
+        &source(),
+    );
+    assert_eq!(received_turn(&old), None);
+}

@@ -87,6 +87,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "generation",
         sql: include_str!("../sql/migrations/0002_generation.sql"),
     },
+    Migration {
+        version: 3,
+        name: "received_turn",
+        sql: include_str!("../sql/migrations/0003_received_turn.sql"),
+    },
 ];
 
 /// Splits a migration file into statements (ClickHouse's HTTP interface takes one per request)

@@ -163,8 +163,8 @@ async fn a_table_with_rows_from_before_a_migration_stays_readable() {
         .query_json(
             "old",
             &format!(
-                "SELECT turn_id, answer_text, generator, llm_calls, length(rejected_drafts) AS rejected \
-                 FROM {db}.turns"
+                "SELECT turn_id, answer_text, generator, llm_calls, length(rejected_drafts) AS rejected, \
+                 has_received, length(order_fact_keys) AS facts FROM {db}.turns"
             ),
         )
         .await
@@ -178,6 +178,8 @@ async fn a_table_with_rows_from_before_a_migration_stays_readable() {
     assert_eq!(Table::text(&rows[0], "generator"), "");
     assert_eq!(Table::number(&rows[0], "llm_calls"), Some(0.0));
     assert_eq!(Table::number(&rows[0], "rejected"), Some(0.0));
+    assert_eq!(Table::number(&rows[0], "has_received"), Some(0.0));
+    assert_eq!(Table::number(&rows[0], "facts"), Some(0.0));
     for database in [db, &scratch.database] {
         admin
             .execute(&format!("DROP DATABASE IF EXISTS {database}"))

@@ -54,6 +54,8 @@ pub struct TurnState {
     pub stage_latency_ms: BTreeMap<String, f64>,
     pub enrichment: Option<Enrichment>,
     pub retrieval: Option<Retrieval>,
+    #[serde(default)]
+    pub input_schema_id: Option<i32>,
     pub draft: Option<Draft>,
 }
 
@@ -135,6 +137,63 @@ pub struct Draft {
     pub completion_tokens: i32,
 }
 
+/// A turn's fields as received, on its outcome (`received`): with the outcome's own fields
+/// (ids, sanitized question) they rebuild the turn for a replay from the audit store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceivedTurn {
+    pub user_id: Option<String>,
+    pub locale: Option<String>,
+    pub channel: Option<String>,
+    pub session_region: Option<String>,
+    pub billing_region: Option<String>,
+    pub ip_region: Option<String>,
+    pub purchase_at: Option<i64>,
+    pub sent_at: i64,
+    pub order_id: Option<String>,
+    pub employee_id: Option<String>,
+    pub order_facts: Option<BTreeMap<String, String>>,
+    pub input_schema_id: Option<i32>,
+}
+
+impl ReceivedTurn {
+    pub fn of(turn: &ChatTurn, input_schema_id: Option<i32>) -> ReceivedTurn {
+        ReceivedTurn {
+            user_id: turn.user_id.clone(),
+            locale: turn.locale.clone(),
+            channel: turn.channel.clone(),
+            session_region: turn.session_region.clone(),
+            billing_region: turn.billing_region.clone(),
+            ip_region: turn.ip_region.clone(),
+            purchase_at: turn.purchase_at,
+            sent_at: turn.sent_at,
+            order_id: turn.order_id.clone(),
+            employee_id: turn.employee_id.clone(),
+            order_facts: turn.order_facts.clone(),
+            input_schema_id,
+        }
+    }
+
+    /// The turn again, with the ids and the question its outcome carries.
+    pub fn turn(&self, conversation_id: &str, turn_id: &str, question: &str) -> ChatTurn {
+        ChatTurn {
+            conversation_id: conversation_id.to_string(),
+            turn_id: turn_id.to_string(),
+            user_id: self.user_id.clone(),
+            question: question.to_string(),
+            locale: self.locale.clone(),
+            channel: self.channel.clone(),
+            session_region: self.session_region.clone(),
+            billing_region: self.billing_region.clone(),
+            ip_region: self.ip_region.clone(),
+            purchase_at: self.purchase_at,
+            order_id: self.order_id.clone(),
+            employee_id: self.employee_id.clone(),
+            sent_at: self.sent_at,
+            order_facts: self.order_facts.clone(),
+        }
+    }
+}
+
 /// How an answer's text was produced (`PolicyAnswer.generation`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Generation {
@@ -181,6 +240,8 @@ pub struct PolicyAnswer {
     pub ip_region: Option<String>,
     #[serde(default)]
     pub generation: Option<Generation>,
+    #[serde(default)]
+    pub received: Option<ReceivedTurn>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -201,6 +262,8 @@ pub struct Escalation {
     pub escalated_at: i64,
     pub topic: Option<String>,
     pub ip_region: Option<String>,
+    #[serde(default)]
+    pub received: Option<ReceivedTurn>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -173,6 +173,8 @@ fn possessive_stem(word: &str) -> Option<&str> {
     ["'s", "’s", "s'", "s’"]
         .iter()
         .find_map(|end| word.strip_suffix(end).filter(|s| !s.is_empty()))
+        // "There's", "It's", "Let's": a contraction, not a possessive.
+        .filter(|stem| !CONTRACTED.contains(&stem.to_lowercase().as_str()))
         .map(|stem| {
             // "Walmarts'" keeps its s; "Amazon's" loses the 's.
             if word.ends_with("s'") || word.ends_with("s’") {
@@ -237,10 +239,33 @@ fn name_runs(tokens: &[Token<'_>]) -> Vec<(usize, usize)> {
         {
             end += 1;
         }
-        runs.push((i, end));
+        let next = tokens.get(end).map(Token::lower);
+        let holiday = next.as_deref().is_some_and(|w| HOLIDAY_NOUNS.contains(&w));
+        if !holiday && !names_our_branch(tokens, i, end) {
+            runs.push((i, end));
+        }
         i = end;
     }
     runs
+}
+
+/// "the Newmarket store", "your Sylvia Park shop": a place, where the business the customer
+/// talks to has a branch (a capitalised branch noun, "the Apple Store", is part of a name),
+/// unless the customer says they bought from it.
+fn names_our_branch(tokens: &[Token<'_>], start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).map(|i| tokens[i].lower());
+    let after = tokens.get(end);
+    let article = before
+        .as_deref()
+        .is_some_and(|w| matches!(w, "the" | "your" | "our"));
+    let branch = after.is_some_and(|t| {
+        BRANCH_NOUNS.contains(&t.lower().as_str()) && t.text.starts_with(char::is_lowercase)
+    });
+    // "bought it from the X store" still names the seller: ambiguous, so the safe reading.
+    let sold_by = start >= 2
+        && SELLER_PREPOSITIONS.contains(&tokens[start - 2].lower().as_str())
+        && bought_before(tokens, start - 2);
+    article && branch && !sold_by && !tokens[end - 1].possessive() && !tokens[end - 1].ends_phrase
 }
 
 /// A sentence's first word is part of a name when a name-shaped word follows it
@@ -251,6 +276,36 @@ fn continues_name(tokens: &[Token<'_>], i: usize) -> bool {
             .get(i + 1)
             .is_some_and(|next| next.name_shaped() && !is_stopword(next.bare()))
 }
+
+/// Words whose "'s" is "is", "has" or "us".
+const CONTRACTED: &[&str] = &[
+    "there",
+    "here",
+    "it",
+    "that",
+    "this",
+    "what",
+    "who",
+    "where",
+    "when",
+    "how",
+    "he",
+    "she",
+    "let",
+    "everything",
+    "nothing",
+    "something",
+    "everyone",
+    "someone",
+];
+
+/// Nouns after a capitalised run that make it a day in the calendar ("Wellington Anniversary
+/// Day", "Boxing Day"), not a business.
+const HOLIDAY_NOUNS: &[&str] = &["day", "days", "holiday", "holidays", "eve", "weekend"];
+
+/// Branches of the business the customer is talking to: "the Newmarket store", "your Sylvia
+/// Park shop" name where our shop is, not another business.
+const BRANCH_NOUNS: &[&str] = &["store", "shop", "branch", "outlet", "showroom", "location"];
 
 /// Capitalised by convention, never a business: days, months, seasons and holidays.
 const CALENDAR: &[&str] = &[
@@ -286,6 +341,7 @@ const CALENDAR: &[&str] = &[
     "year's",
     "holiday",
     "holidays",
+    "day",
     "black",
     "cyber",
 ];
@@ -341,6 +397,13 @@ const BUSINESS_NOUNS: &[&str] = &[
     "returns",
     "refund",
     "refunds",
+    "contract",
+    "broadband",
+    "flight",
+    "flights",
+    "rental",
+    "insurance",
+    "subscription",
 ];
 
 /// The grammar around a name says it is a business: its policy, its shop, its own verbs.
@@ -359,7 +422,26 @@ fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool 
     if before_is(AUXILIARIES) && after.is_some() && !last.ends_phrase {
         return true;
     }
-    !last.ends_phrase && after.is_some_and(|w| BUSINESS_NOUNS.contains(&w.as_str()))
+    // "the return policy at X", "refunds from X": the owner of the policy.
+    let owner_of = start >= 2
+        && before_is(&["at", "from", "with"])
+        && BUSINESS_NOUNS.contains(&tokens[start - 2].lower().as_str());
+    if owner_of {
+        return true;
+    }
+    if last.ends_phrase {
+        return false;
+    }
+    // "X membership", or one ordinary word between: "X car rental".
+    let noun_at = |i: usize| {
+        tokens
+            .get(i)
+            .is_some_and(|t| BUSINESS_NOUNS.contains(&t.lower().as_str()))
+    };
+    let plain_word_between = tokens
+        .get(end)
+        .is_some_and(|t| !t.ends_phrase && !t.name_shaped() && !is_stopword(t.text));
+    noun_at(end) || (plain_word_between && noun_at(end + 1))
 }
 
 /// The sentence before `at` speaks of buying and not of paying ("pay for my order at X").

@@ -44,6 +44,24 @@ fn another_business_named_as_seller_or_policy_owner() {
     );
     assert_eq!(foreign("What does qBox charge for shipping?"), org("qBox"));
     assert_eq!(foreign("BRIXO's warranty, how long?"), org("BRIXO"));
+    // A business of its own, even with a branch noun or a contraction nearby.
+    assert_eq!(
+        foreign("I bought it from the Kestrel Outdoors store, will you refund it?"),
+        org("Kestrel Outdoors")
+    );
+    assert_eq!(foreign("Fernhill's store says it's fine"), org("Fernhill"));
+    assert_eq!(
+        foreign("What's the return policy at Gadget Barn for opened headphones?"),
+        org("Gadget Barn")
+    );
+    assert_eq!(
+        foreign("How do I cancel my Skyline broadband contract?"),
+        org("Skyline")
+    );
+    assert_eq!(
+        foreign("What is the cancellation policy for a Roadway car rental?"),
+        org("Roadway")
+    );
 }
 
 #[test]
@@ -57,6 +75,11 @@ fn our_own_names_and_ordinary_capitals_are_in_scope() {
         "How long do I have to return it? I'm not sure.",
         "Harbor Lane's return window?",
         "Is the return window 30 days?",
+        "There's no price match, fine. How long until my refund is processed?",
+        "It's broken. Can I return it?",
+        "Does Wellington Anniversary Day count as a business day?",
+        "I paid cash at the Newmarket store. Can the refund be in cash?",
+        "Can I return it to your Sylvia Park shop?",
     ] {
         assert_eq!(foreign(question), vec![], "{question}");
     }

@@ -164,6 +164,7 @@ fn drafted_topic(
 }
 
 fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Outcome {
+    let received = Some(turn.received());
     let Drafted {
         enrichment,
         retrieval,
@@ -211,5 +212,6 @@ fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Out
         topic,
         ip_region: turn.turn.ip_region,
         generation,
+        received,
     })
 }

@@ -129,6 +129,7 @@ pub fn escalation<S>(
         escalated_at: now_millis(),
         topic: None,
         ip_region: turn.turn.ip_region.clone(),
+        received: Some(turn.received()),
     })
 }
 

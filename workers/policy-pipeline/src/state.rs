@@ -14,6 +14,8 @@ pub struct Turn<S> {
     pub turn: ChatTurn,
     /// Where it was read (topic, partition, offset): for the audit and for replay.
     pub input: InputCoordinates,
+    /// Registry id of the schema the turn was written with, when it came from a topic.
+    pub input_schema_id: Option<i32>,
     pub received_at: i64,
     /// Milliseconds per stage, filled in by the chain.
     pub stage_latency_ms: BTreeMap<String, f64>,
@@ -105,10 +107,17 @@ impl Turn<Received> {
         Turn {
             turn,
             input,
+            input_schema_id: None,
             received_at,
             stage_latency_ms: BTreeMap::new(),
             state: Received,
         }
+    }
+
+    /// The turn as decoded from a framed message written with schema `id`.
+    pub fn with_input_schema_id(mut self, id: u32) -> Turn<Received> {
+        self.input_schema_id = i32::try_from(id).ok();
+        self
     }
 }
 
@@ -118,6 +127,7 @@ impl<S> Turn<S> {
         Turn {
             turn: self.turn,
             input: self.input,
+            input_schema_id: self.input_schema_id,
             received_at: self.received_at,
             stage_latency_ms: self.stage_latency_ms,
             state,
@@ -126,6 +136,11 @@ impl<S> Turn<S> {
 
     pub fn turn_id(&self) -> &str {
         &self.turn.turn_id
+    }
+
+    /// The turn's fields as received, for its outcome.
+    pub fn received(&self) -> policy_avro::ReceivedTurn {
+        policy_avro::ReceivedTurn::of(&self.turn, self.input_schema_id)
     }
 }
 

@@ -28,6 +28,7 @@ fn base<S>(state: &TurnState, parts: S) -> Turn<S> {
     Turn {
         turn: state.turn.clone(),
         input: state.input.clone(),
+        input_schema_id: state.input_schema_id,
         received_at: state.received_at,
         stage_latency_ms: state.stage_latency_ms.clone(),
         state: parts,
@@ -135,6 +136,7 @@ fn wire_base<S>(turn: &Turn<S>) -> TurnState {
     TurnState {
         turn: turn.turn.clone(),
         input: turn.input.clone(),
+        input_schema_id: turn.input_schema_id,
         received_at: turn.received_at,
         stage_latency_ms: turn.stage_latency_ms.clone(),
         ..Default::default()

@@ -17,7 +17,7 @@ const CHANGED_EXIT_CODE: u8 = 3;
 
 #[derive(Args)]
 #[command(group = clap::ArgGroup::new("source").required(true).multiple(false)
-    .args(["topic_range", "from_time", "turn_id"]))]
+    .args(["topic_range", "from_time", "turn_id", "audit_where"]))]
 pub(crate) struct ReplayArgs {
     /// Offsets of the turns topic, `PARTITION:FROM-TO` (inclusive); repeatable.
     #[arg(long = "topic-range", value_name = "P:FROM-TO")]
@@ -32,6 +32,10 @@ pub(crate) struct ReplayArgs {
     /// Turns by id, located through the audit table's input coordinates; repeatable.
     #[arg(long = "turn-id")]
     turn_id: Vec<String>,
+    /// Turns rebuilt from the audit rows matching this condition on `turns` (any age, beyond
+    /// the topic's retention), e.g. "resolved_region = 'eu' AND judge_verdict = 'pass'".
+    #[arg(long)]
+    audit_where: Option<String>,
     /// Per-turn diff records (JSONL: what was served, what the re-run says, what changed).
     #[arg(long, default_value = ".run/replay.jsonl")]
     out: PathBuf,
@@ -75,6 +79,9 @@ fn source(args: &ReplayArgs) -> anyhow::Result<Source> {
     }
     if !args.turn_id.is_empty() {
         return Ok(Source::TurnIds(args.turn_id.clone()));
+    }
+    if let Some(condition) = &args.audit_where {
+        return Ok(Source::AuditWhere(condition.clone()));
     }
     let at = |raw: &Option<String>| -> anyhow::Result<i64> {
         let raw = raw.as_deref().unwrap_or_default();

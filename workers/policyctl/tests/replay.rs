@@ -138,6 +138,33 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
     assert_eq!(by_id[0]["input"], by_offsets[7]["input"]);
     assert_eq!(by_id[0]["change"], "same");
 
+    // From the audit store alone (as once the topic's retention has dropped the turns).
+    let kept = db
+        .scalar(&format!(
+            "SELECT count() FROM {}.turns FINAL WHERE has_received = 1 AND input_schema_id > 0",
+            db.name
+        ))
+        .await;
+    assert_eq!(
+        kept as usize, TURNS,
+        "every row keeps its turn and schema id"
+    );
+    let from_audit = replay(
+        &prefix,
+        &db.name,
+        &index,
+        &["--audit-where", "resolved_region IN ('eu', 'us')"],
+    );
+    assert!(!from_audit.is_empty());
+    for diff in &from_audit {
+        assert_eq!(diff["change"], "same", "{diff}");
+        let same_turn = by_offsets
+            .iter()
+            .find(|d| d["turn_id"] == diff["turn_id"])
+            .unwrap();
+        assert_eq!(diff["input"], same_turn["input"]);
+    }
+
     let after = tokio::task::block_in_place(|| settled_progress(&group, &turns_topic));
     assert_eq!(
         before, after,
