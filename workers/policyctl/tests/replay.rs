@@ -8,7 +8,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::audit::AuditDb;
-use common::workers::{apply_topics, index_copy, policyctl, Worker};
+use common::workers::{apply_topics, copy_dir, index_copy, policyctl, Worker};
 use policy_kafka::assignment::group_progress;
 use rdkafka::consumer::BaseConsumer;
 
@@ -272,17 +272,4 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     assert!(changed >= 1, "the changed window shows: {diffs:?}");
     assert!(worker.stop().success());
     db.drop().await;
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

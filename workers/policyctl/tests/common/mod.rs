@@ -143,7 +143,7 @@ pub(crate) mod workers {
         index
     }
 
-    fn copy_dir(from: &Path, to: &Path) {
+    pub(crate) fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
             let entry = entry.unwrap();
