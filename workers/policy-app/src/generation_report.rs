@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use policy_avro::{Escalation, PolicyAnswer};
+use policy_avro::{Generation, PolicyAnswer};
 use policy_core::ReasonCode;
 use policy_pipeline::Outcome;
 use serde::Serialize;
@@ -42,58 +42,68 @@ impl GenerationReport {
         let mut latencies = Vec::new();
         let (mut tokens, mut llm_turns) = (0usize, 0usize);
         for outcome in outcomes {
-            match outcome {
+            let generation = match outcome {
                 Outcome::Answer(answer) => {
                     report.answers_served += 1;
-                    report.count_answer(answer);
-                    if let Some(g) = &answer.generation {
-                        if g.llm_calls > 0 {
-                            llm_turns += 1;
-                            tokens += g.completion_tokens.max(0) as usize;
-                        }
-                    }
-                    latencies.push(draft_latency(&answer.stage_latency_ms));
+                    report.count_served(answer);
+                    answer.generation.clone()
                 }
                 Outcome::Escalate(escalation) => {
                     if escalation.reason_code == ReasonCode::GeneratorUnavailable.as_str() {
                         report.generator_unavailable += 1;
                     }
-                    if report.count_rejected_draft(escalation) {
-                        latencies.push(draft_latency(&escalation.stage_latency_ms));
-                        let calls: usize = context(escalation, "llm_calls").parse().unwrap_or(0);
-                        if calls > 0 {
-                            llm_turns += 1;
-                            tokens += context(escalation, "completion_tokens")
-                                .parse::<usize>()
-                                .unwrap_or(0);
+                    // The judge rejected the last draft too: its reasons are the escalation's.
+                    let generation = Generation::from_context(&escalation.context);
+                    if generation.is_some() {
+                        for reason in &escalation.reasons {
+                            *report
+                                .rejected_by_reason
+                                .entry(reason_kind(reason))
+                                .or_default() += 1;
                         }
                     }
+                    generation
                 }
+            };
+            // Escalations without a generation never reached a generator.
+            let Some(g) = generation else {
+                continue;
+            };
+            report.count_draft(&g);
+            latencies.push(draft_latency(outcome.stage_latency_ms()));
+            if g.llm_calls > 0 {
+                llm_turns += 1;
+                tokens += g.completion_tokens.max(0) as usize;
             }
         }
         report.completion_tokens_per_llm_turn = tokens as f64 / llm_turns.max(1) as f64;
         latencies.sort_by(f64::total_cmp);
-        report.draft_latency_p50_ms = percentile(&latencies, 0.5);
-        report.draft_latency_p95_ms = percentile(&latencies, 0.95);
+        report.draft_latency_p50_ms = crate::loadtest::percentile(&latencies, 0.5);
+        report.draft_latency_p95_ms = crate::loadtest::percentile(&latencies, 0.95);
         report
     }
 
-    fn count_answer(&mut self, answer: &PolicyAnswer) {
+    /// What an answer served cites, against its version and its retrieved clauses.
+    fn count_served(&mut self, answer: &PolicyAnswer) {
         self.served_citing_wrong_version += answer
             .citations
             .iter()
             .any(|c| c.version_id != answer.resolved_version)
             as usize;
-        let Some(g) = &answer.generation else {
-            return;
-        };
+        if let Some(g) = &answer.generation {
+            self.served_citing_unretrieved_clause += answer
+                .citations
+                .iter()
+                .any(|c| !g.retrieved_clause_ids.contains(&c.clause_id))
+                as usize;
+        }
+    }
+
+    /// A drafted turn, answered or escalated: its generator, earlier rejected drafts, LLM
+    /// requests and fallback.
+    fn count_draft(&mut self, g: &Generation) {
         self.drafted_turns += 1;
         *self.by_generator.entry(g.generator.clone()).or_default() += 1;
-        self.served_citing_unretrieved_clause += answer
-            .citations
-            .iter()
-            .any(|c| !g.retrieved_clause_ids.contains(&c.clause_id))
-            as usize;
         for code in &g.rejected_drafts {
             *self.rejected_by_reason.entry(code.clone()).or_default() += 1;
         }
@@ -102,38 +112,6 @@ impl GenerationReport {
         if let Some(reason) = &g.fallback_reason {
             *self.fallbacks.entry(reason_kind(reason)).or_default() += 1;
         }
-    }
-
-    /// An escalation of a drafted turn (the judge rejected its last draft): counts it and
-    /// returns true; other escalations never reached the generator.
-    fn count_rejected_draft(&mut self, escalation: &Escalation) -> bool {
-        if !escalation.context.contains_key("generator") {
-            return false;
-        }
-        self.drafted_turns += 1;
-        *self
-            .by_generator
-            .entry(context(escalation, "generator"))
-            .or_default() += 1;
-        let earlier = context(escalation, "rejected_drafts");
-        let last = escalation.reasons.iter().map(|r| reason_kind(r));
-        for code in earlier
-            .split(',')
-            .filter(|c| !c.is_empty())
-            .map(str::to_string)
-            .chain(last)
-        {
-            *self.rejected_by_reason.entry(code).or_default() += 1;
-        }
-        self.redrafts += (context(escalation, "attempts").parse::<i32>().unwrap_or(1) > 1) as usize;
-        self.llm_requests += context(escalation, "llm_calls")
-            .parse::<usize>()
-            .unwrap_or(0);
-        let fallback = context(escalation, "generation_fallback");
-        if !fallback.is_empty() {
-            *self.fallbacks.entry(reason_kind(&fallback)).or_default() += 1;
-        }
-        true
     }
 
     pub fn render_text(&self, out: &mut String) {
@@ -187,10 +165,6 @@ impl GenerationReport {
     }
 }
 
-fn context(escalation: &Escalation, key: &str) -> String {
-    escalation.context.get(key).cloned().unwrap_or_default()
-}
-
 /// `llm_timeout` of `llm_timeout: no answer within 15 s`.
 fn reason_kind(reason: &str) -> String {
     reason
@@ -208,17 +182,9 @@ fn draft_latency(stage_latency_ms: &BTreeMap<String, f64>) -> f64 {
         .sum()
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let at = ((sorted.len() - 1) as f64 * q).round() as usize;
-    sorted[at]
-}
-
 #[cfg(test)]
 mod tests {
-    use policy_avro::{Citation, Generation};
+    use policy_avro::{Citation, Escalation};
 
     use super::*;
 

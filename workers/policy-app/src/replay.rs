@@ -110,29 +110,20 @@ impl Said {
         }
     }
 
-    fn from_row(row: &serde_json::Map<String, serde_json::Value>) -> Said {
-        let text = |k: &str| row.get(k).and_then(|v| v.as_str()).unwrap_or_default();
-        let outcome = text("outcome").to_string();
+    fn from_row(row: &policy_audit::AuditRow) -> Said {
         Said {
-            cited_clause_ids: if outcome == "answer" {
-                row.get("cited_clause_ids")
-                    .and_then(|v| v.as_array())
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default()
+            cited_clause_ids: if row.outcome == "answer" {
+                row.cited_clause_ids.clone()
             } else {
                 // An escalation's row lists what a rejected draft cited: nothing was served.
                 Vec::new()
             },
-            outcome,
-            resolved_region: text("resolved_region").into(),
-            resolved_version: text("resolved_version").into(),
-            reason_code: text("reason_code").into(),
-            text: text("answer_text").into(),
-            manifest_sha: text("manifest_sha").into(),
+            outcome: row.outcome.clone(),
+            resolved_region: row.resolved_region.clone(),
+            resolved_version: row.resolved_version.clone(),
+            reason_code: row.reason_code.clone(),
+            text: row.answer_text.clone(),
+            manifest_sha: row.manifest_sha.clone(),
         }
     }
 }
@@ -451,7 +442,8 @@ async fn audit_turns(
         .collect())
 }
 
-/// The columns a rebuilt turn needs, from a `JSONEachRow` row.
+/// The columns replay reads (what was served, and what rebuilds the turn), from a
+/// `JSONEachRow` row.
 fn audit_row(json: &serde_json::Map<String, serde_json::Value>) -> policy_audit::AuditRow {
     use policy_audit::analytics::Table;
     let text = |k: &str| Table::text(json, k).to_string();
@@ -477,7 +469,14 @@ fn audit_row(json: &serde_json::Map<String, serde_json::Value>) -> policy_audit:
     policy_audit::AuditRow {
         turn_id: text("turn_id"),
         conversation_id: text("conversation_id"),
+        outcome: text("outcome"),
         question: text("question"),
+        resolved_region: text("resolved_region"),
+        resolved_version: text("resolved_version"),
+        manifest_sha: text("manifest_sha"),
+        cited_clause_ids: list("cited_clause_ids"),
+        reason_code: text("reason_code"),
+        answer_text: text("answer_text"),
         ip_region: text("ip_region"),
         input_topic: text("input_topic"),
         input_partition: number("input_partition") as i32,
@@ -521,11 +520,9 @@ async fn locate_turns(
         .await?;
     let found: HashMap<String, (i32, i64)> = rows
         .iter()
-        .filter_map(|r| {
-            let id = r.get("turn_id")?.as_str()?.to_string();
-            let partition = policy_audit::analytics::Table::number(r, "input_partition")? as i32;
-            let offset = policy_audit::analytics::Table::number(r, "input_offset")? as i64;
-            Some((id, (partition, offset)))
+        .map(|json| {
+            let row = audit_row(json);
+            (row.turn_id, (row.input_partition, row.input_offset))
         })
         .collect();
     let missing: Vec<&String> = ids.iter().filter(|id| !found.contains_key(*id)).collect();
@@ -563,10 +560,9 @@ async fn recorded_outcomes(
                 ),
             )
             .await?;
-        for row in &rows {
-            if let Some(id) = row.get("turn_id").and_then(|v| v.as_str()) {
-                recorded.insert(id.to_string(), Said::from_row(row));
-            }
+        for json in &rows {
+            let row = audit_row(json);
+            recorded.insert(row.turn_id.clone(), Said::from_row(&row));
         }
     }
     Ok(recorded)
@@ -670,27 +666,26 @@ fn ranges_between(
             .collect())
     };
     let (starts, ends) = (at(from_ms)?, at(to_ms)?);
+    // The reader clamps every range to the partition's watermarks: 0 and "to the end" need no
+    // lookup here.
     let mut ranges = Vec::new();
     for &p in &partitions {
-        let (low, high) = consumer.fetch_watermarks(topic, p, timeout)?;
         let from = match starts.get(&p) {
-            Some(Offset::Offset(o)) => (*o).max(low),
+            Some(Offset::Offset(o)) => *o,
             // Nothing at or after `from_ms` in this partition.
             Some(Offset::End) => continue,
-            _ => low,
+            _ => 0,
         };
         // An end the broker places at or before the start is no bound: scan to the end.
-        let end = match ends.get(&p) {
-            Some(Offset::Offset(o)) if *o > from => *o,
-            _ => high,
+        let to = match ends.get(&p) {
+            Some(Offset::Offset(o)) if *o > from => *o - 1,
+            _ => i64::MAX,
         };
-        if end > from {
-            ranges.push(PartitionRange {
-                partition: p,
-                from,
-                to: end - 1,
-            });
-        }
+        ranges.push(PartitionRange {
+            partition: p,
+            from,
+            to,
+        });
     }
     Ok(ranges)
 }

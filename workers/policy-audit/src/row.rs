@@ -2,7 +2,9 @@
 //! Pure: no I/O, so every mapping is unit-tested.
 
 use clickhouse::Row;
-use policy_avro::{DeadLetter, Escalation, InputCoordinates, PolicyAnswer, ReceivedTurn};
+use policy_avro::{
+    DeadLetter, Escalation, Generation, InputCoordinates, PolicyAnswer, ReceivedTurn,
+};
 use policy_core::{ClauseRef, JudgeVerdict, OutcomeKind};
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +73,18 @@ pub struct AuditRow {
     pub order_fact_keys: Vec<String>,
     pub order_fact_values: Vec<String>,
     pub input_schema_id: u32,
+}
+
+/// How the text was produced, into its columns (empty when no generator ran).
+fn with_generation(row: &mut AuditRow, generation: Option<&Generation>) {
+    let Some(g) = generation else {
+        return;
+    };
+    row.generator = g.generator.clone();
+    row.generation_fallback = g.fallback_reason.clone().unwrap_or_default();
+    row.rejected_drafts = g.rejected_drafts.clone();
+    row.llm_calls = g.llm_calls.max(0) as u32;
+    row.completion_tokens = g.completion_tokens.max(0) as u32;
 }
 
 /// The turn as received, into its columns.
@@ -203,13 +217,7 @@ pub fn from_answer(answer: &PolicyAnswer, source: &InputCoordinates) -> AuditRow
         answer_text: answer.answer_text.clone(),
         ..Default::default()
     };
-    if let Some(generation) = &answer.generation {
-        row.generator = generation.generator.clone();
-        row.generation_fallback = generation.fallback_reason.clone().unwrap_or_default();
-        row.rejected_drafts = generation.rejected_drafts.clone();
-        row.llm_calls = generation.llm_calls.max(0) as u32;
-        row.completion_tokens = generation.completion_tokens.max(0) as u32;
-    }
+    with_generation(&mut row, answer.generation.as_ref());
     latencies(&mut row, &answer.stage_latency_ms);
     let row = with_received(row, answer.received.as_ref());
     processed(
@@ -267,17 +275,12 @@ pub fn from_escalation(escalation: &Escalation, source: &InputCoordinates) -> Au
         judge_reasons: escalation.reasons.clone(),
         reason_code: escalation.reason_code.clone(),
         answer_text: escalation.summary.clone(),
-        generator: context("generator"),
-        generation_fallback: context("generation_fallback"),
-        rejected_drafts: context("rejected_drafts")
-            .split(',')
-            .filter(|code| !code.is_empty())
-            .map(str::to_string)
-            .collect(),
-        llm_calls: context("llm_calls").parse().unwrap_or(0),
-        completion_tokens: context("completion_tokens").parse().unwrap_or(0),
         ..Default::default()
     };
+    with_generation(
+        &mut row,
+        Generation::from_context(&escalation.context).as_ref(),
+    );
     latencies(&mut row, &escalation.stage_latency_ms);
     let row = with_received(row, escalation.received.as_ref());
     processed(

@@ -137,6 +137,45 @@ pub struct Draft {
     pub completion_tokens: i32,
 }
 
+impl Generation {
+    /// Into an escalation's context, which has no `generation` field: how a rejected draft was
+    /// produced (the clauses retrieved are in the context's `top_clauses`).
+    pub fn write_context(&self, context: &mut BTreeMap<String, String>) {
+        context.insert("generator".into(), self.generator.clone());
+        context.insert("attempts".into(), self.attempts.to_string());
+        if let Some(reason) = &self.fallback_reason {
+            context.insert("generation_fallback".into(), reason.clone());
+        }
+        if !self.rejected_drafts.is_empty() {
+            context.insert("rejected_drafts".into(), self.rejected_drafts.join(","));
+        }
+        context.insert("llm_calls".into(), self.llm_calls.to_string());
+        context.insert(
+            "completion_tokens".into(),
+            self.completion_tokens.to_string(),
+        );
+    }
+
+    /// Back from an escalation's context; `None` when the turn never reached a generator.
+    pub fn from_context(context: &BTreeMap<String, String>) -> Option<Generation> {
+        let generator = context.get("generator")?.clone();
+        let get = |key: &str| context.get(key).map(String::as_str).unwrap_or_default();
+        Some(Generation {
+            generator,
+            attempts: get("attempts").parse().unwrap_or(1),
+            fallback_reason: context.get("generation_fallback").cloned(),
+            rejected_drafts: get("rejected_drafts")
+                .split(',')
+                .filter(|code| !code.is_empty())
+                .map(str::to_string)
+                .collect(),
+            llm_calls: get("llm_calls").parse().unwrap_or(0),
+            completion_tokens: get("completion_tokens").parse().unwrap_or(0),
+            retrieved_clause_ids: Vec::new(),
+        })
+    }
+}
+
 /// A turn's fields as received, on its outcome (`received`): with the outcome's own fields
 /// (ids, sanitized question) they rebuild the turn for a replay from the audit store.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -288,3 +288,20 @@ fn older_writer_schema_resolves_into_current_record() {
     )
     .is_ok());
 }
+
+#[test]
+fn a_generation_survives_an_escalation_context() {
+    let generation = Generation {
+        generator: "openai-compatible".into(),
+        attempts: 2,
+        fallback_reason: Some("llm_timeout: no answer within 15 s".into()),
+        rejected_drafts: vec!["no_citation".into(), "ungrounded_fact".into()],
+        llm_calls: 3,
+        completion_tokens: 88,
+        retrieved_clause_ids: Vec::new(),
+    };
+    let mut context = BTreeMap::new();
+    generation.write_context(&mut context);
+    assert_eq!(Generation::from_context(&context), Some(generation));
+    assert_eq!(Generation::from_context(&BTreeMap::new()), None);
+}

@@ -24,6 +24,16 @@ fn answer(outcome: &Outcome) -> &policy_avro::PolicyAnswer {
     }
 }
 
+/// The EU return-window question for a purchase after the cutover, through `chain`.
+async fn eu_question_after_cutover(chain: &Chain) -> Result<Outcome, StageError> {
+    chain
+        .process(
+            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+        .await
+}
+
 fn received(question: &str, purchase: &str) -> Entry {
     Entry::Received(Turn::new(
         chat_turn(question, Some("eu"), Some(purchase)),
@@ -131,13 +141,7 @@ async fn a_rejected_llm_draft_gets_one_strict_retry() {
         Ok("You may return most items within 30 days of delivery. [clause: eu-v2#sec-3.2]".into()),
     ]));
     let chain = fake_chain(tiny_corpus(), Some(generator.clone()));
-    let outcome = chain
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap();
+    let outcome = eu_question_after_cutover(&chain).await.unwrap();
     assert!(answer(&outcome).answer_text.contains("30 days"));
     assert_eq!(generator.calls.load(Ordering::SeqCst), 2);
     assert_eq!(generator.strict_calls.load(Ordering::SeqCst), 1);
@@ -149,13 +153,7 @@ async fn a_draft_rejected_twice_escalates_with_every_reason() {
         "Within 45 days. [clause: eu-v1#sec-3.2]".into(),
     )]));
     let chain = fake_chain(tiny_corpus(), Some(generator.clone()));
-    let outcome = chain
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap();
+    let outcome = eu_question_after_cutover(&chain).await.unwrap();
     assert_eq!(outcome.reason_code(), Some(ReasonCode::VersionMismatch));
     let Outcome::Escalate(e) = &outcome else {
         unreachable!()
@@ -175,13 +173,7 @@ async fn an_unavailable_generator_is_a_transient_stage_error() {
         GenerateError::Unavailable("HTTP 503".into()),
     )]));
     let chain = fake_chain(tiny_corpus(), Some(generator));
-    let err = chain
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap_err();
+    let err = eu_question_after_cutover(&chain).await.unwrap_err();
     assert_eq!(err.stage, StageName::Generate);
 }
 
@@ -191,13 +183,7 @@ async fn a_generator_that_gave_up_escalates_with_its_reason() {
         "llm_timeout: no answer within 15 s".into(),
     ))]));
     let chain = fake_chain(tiny_corpus(), Some(generator));
-    let outcome = chain
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap();
+    let outcome = eu_question_after_cutover(&chain).await.unwrap();
     assert_eq!(
         outcome.reason_code(),
         Some(ReasonCode::GeneratorUnavailable)
@@ -215,13 +201,7 @@ async fn an_answer_records_how_it_was_generated_and_what_was_rejected() {
         Ok("You may return most items within 30 days of delivery. [clause: eu-v2#sec-3.2]".into()),
     ]));
     let chain = fake_chain(tiny_corpus(), Some(generator));
-    let outcome = chain
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap();
+    let outcome = eu_question_after_cutover(&chain).await.unwrap();
     let generation = answer(&outcome).generation.clone().unwrap();
     assert_eq!(generation.generator, "scripted");
     assert_eq!(generation.attempts, 2);
@@ -278,13 +258,7 @@ async fn a_backend_crossing_a_policy_boundary_fails_closed_and_a_down_one_is_ret
                 FakeFailure::CrossesBoundary,
             ))),
     );
-    let outcome = crossing
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap();
+    let outcome = eu_question_after_cutover(&crossing).await.unwrap();
     assert_eq!(
         outcome.reason_code(),
         Some(ReasonCode::RetrievalBoundaryViolation)
@@ -292,13 +266,7 @@ async fn a_backend_crossing_a_policy_boundary_fails_closed_and_a_down_one_is_ret
     let down = crossing.with_retrieve(crossing.retrieve_stage().with_retriever(Arc::new(
         FakeRetriever::failing(corpus, FakeFailure::Unavailable),
     )));
-    let err = down
-        .process(
-            chat_turn(QUESTION, Some("eu"), Some(AFTER_CUTOVER)),
-            input(0),
-        )
-        .await
-        .unwrap_err();
+    let err = eu_question_after_cutover(&down).await.unwrap_err();
     assert_eq!(err.stage, StageName::Retrieve);
 }
 

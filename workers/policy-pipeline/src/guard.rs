@@ -67,38 +67,20 @@ fn sigmoid(x: f64) -> f64 {
 }
 
 impl AttackLibrary {
-    /// The library's texts and labels for a setting: `builtin`, `none`, or a file.
+    /// The library's texts and labels for a setting: `builtin`, `none`, or a file (embedding
+    /// them is the caller's).
     pub fn entries(setting: &str) -> Result<Vec<(String, bool)>, GuardError> {
-        match setting {
-            "none" => Ok(Vec::new()),
-            "builtin" => Self::parse(BUILTIN, "builtin"),
-            path => {
-                let text = std::fs::read_to_string(path).map_err(|e| GuardError::Library {
-                    path: path.to_string(),
-                    reason: e.to_string(),
-                })?;
-                Self::parse(&text, path)
-            }
-        }
-    }
-
-    /// Reads texts and labels (embedding them is the caller's).
-    fn parse(text: &str, origin: &str) -> Result<Vec<(String, bool)>, GuardError> {
-        let fail = |reason: String| GuardError::Library {
-            path: origin.to_string(),
-            reason,
-        };
-        text.lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, line)| {
-                let entry: Entry =
-                    serde_json::from_str(line).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
-                match entry.label.as_str() {
-                    "attack" => Ok((entry.text, true)),
-                    "benign" => Ok((entry.text, false)),
-                    other => Err(fail(format!("line {}: label `{other}`", i + 1))),
-                }
+        let fail = |path: String, reason: String| GuardError::Library { path, reason };
+        crate::library::rows::<Entry>(setting, BUILTIN)
+            .map_err(|e| fail(e.path, e.reason))?
+            .into_iter()
+            .map(|(line, entry)| match entry.label.as_str() {
+                "attack" => Ok((entry.text, true)),
+                "benign" => Ok((entry.text, false)),
+                other => Err(fail(
+                    setting.to_string(),
+                    format!("line {line}: label `{other}`"),
+                )),
             })
             .collect()
     }

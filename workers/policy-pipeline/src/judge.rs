@@ -9,7 +9,6 @@ use policy_core::judge::{judge, JudgeInput, Verdict};
 use policy_core::{ClauseRef, JudgeVerdict};
 
 use crate::generate::{GenerateError, GenerationRequest, Generator};
-use crate::outcome::generation_context;
 use crate::outcome::{now_millis, Outcome};
 use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
@@ -125,7 +124,7 @@ pub fn outcome(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -
                     .context
                     .insert("draft_citations".into(), verdict.cited.join(","));
                 let generation = generation(&turn.state.retrieval, &turn.state.draft);
-                generation_context(&generation, &mut escalation.context);
+                generation.write_context(&mut escalation.context);
             }
             outcome
         }

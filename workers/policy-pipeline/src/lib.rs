@@ -16,6 +16,7 @@ pub mod generate;
 pub mod golden_turn;
 pub mod guard;
 pub mod judge;
+mod library;
 pub mod llm;
 pub mod observe;
 pub mod out_of_domain;

@@ -11,10 +11,10 @@
 //! - when the LLM gives up, the extractive generator answers (the default) or the turn escalates
 //!   with `generator_unavailable`; either way the reason is on the outcome.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use backon::{BackoffBuilder, ExponentialBuilder};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -171,24 +171,6 @@ impl policy_settings::Settings for LlmSettings {
     }
 }
 
-impl Default for LlmSettings {
-    fn default() -> LlmSettings {
-        LlmSettings {
-            base_url: None,
-            model: "gpt-4o-mini".into(),
-            api_key: None,
-            timeout_secs: 15,
-            budget_secs: 25,
-            max_retries: 2,
-            max_tokens: 200,
-            on_failure: OnLlmFailure::Extractive,
-            max_concurrent: 2,
-            breaker_failures: 3,
-            breaker_cooldown_secs: 30,
-        }
-    }
-}
-
 impl LlmSettings {
     /// The LLM generator when an endpoint is configured (`None` means extractive), falling back
     /// to `fallback` when it gives up.
@@ -334,7 +316,6 @@ pub struct OpenAiGenerator {
     fallback: ExtractiveGenerator,
     breaker: CircuitBreaker,
     slots: tokio::sync::Semaphore,
-    jitter_seed: AtomicU64,
 }
 
 impl OpenAiGenerator {
@@ -342,8 +323,8 @@ impl OpenAiGenerator {
         settings: LlmSettings,
         fallback: ExtractiveGenerator,
     ) -> Result<OpenAiGenerator, GenerateError> {
+        // The deadline is per request (`call`): what is left of the turn's budget may be less.
         let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(settings.timeout_secs))
             .connect_timeout(Duration::from_secs(settings.timeout_secs.min(5)))
             .build()
             .map_err(|e| GenerateError::Failed(e.to_string()))?;
@@ -351,16 +332,12 @@ impl OpenAiGenerator {
             settings.breaker_failures,
             Duration::from_secs(settings.breaker_cooldown_secs),
         );
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64 | 1);
         Ok(OpenAiGenerator {
             slots: tokio::sync::Semaphore::new(settings.max_concurrent.max(1)),
             settings,
             client,
             fallback,
             breaker,
-            jitter_seed: AtomicU64::new(seed),
         })
     }
 
@@ -463,18 +440,6 @@ impl OpenAiGenerator {
             .unwrap_or(Err(CallError::Timeout))
     }
 
-    /// Exponential backoff from 200 ms, capped at 2 s, with ±50 % jitter so that turns that
-    /// failed together do not retry together.
-    fn backoff(&self, retry: usize) -> Duration {
-        let base = 200u64.saturating_mul(1 << retry.min(4)).min(2000);
-        let mut x = self.jitter_seed.load(Ordering::Relaxed);
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.jitter_seed.store(x, Ordering::Relaxed);
-        Duration::from_millis(base / 2 + x % base)
-    }
-
     /// The LLM's answer within the turn's budget, or why it gave up and how many requests it
     /// made.
     async fn answer(
@@ -495,7 +460,14 @@ impl OpenAiGenerator {
         let started = Instant::now();
         let per_request = Duration::from_secs(self.settings.timeout_secs);
         let mut calls = 0u32;
-        let mut retries = 0usize;
+        // Exponential from 200 ms to 2 s with jitter, so that turns that failed together do not
+        // retry together; `None` once the retries are spent.
+        let mut delays = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(200))
+            .with_max_delay(Duration::from_secs(2))
+            .with_jitter()
+            .with_max_times(self.settings.max_retries)
+            .build();
         loop {
             let left = budget.saturating_sub(started.elapsed());
             if left.is_zero() {
@@ -544,18 +516,16 @@ impl OpenAiGenerator {
                     retry_after,
                 }) => {
                     self.breaker.record_failure();
-                    let wait = retry_after.unwrap_or_else(|| self.backoff(retries));
+                    let wait = delays.next().map(|backoff| retry_after.unwrap_or(backoff));
                     let left = budget.saturating_sub(started.elapsed());
-                    if retries >= self.settings.max_retries
-                        || wait >= left
-                        || self.breaker.open_for().is_some()
-                    {
+                    let Some(wait) =
+                        wait.filter(|w| *w < left && self.breaker.open_for().is_none())
+                    else {
                         return Err((
                             format!("llm_unavailable: {detail} after {calls} request(s)"),
                             calls,
                         ));
-                    }
-                    retries += 1;
+                    };
                     tracing::debug!(detail, wait_ms = wait.as_millis() as u64, "LLM retry");
                     drop(slot);
                     tokio::time::sleep(wait).await;

@@ -127,15 +127,17 @@ async fn mock(script: Vec<Reply>) -> (String, Arc<Mock>) {
     (format!("http://{addr}/v1"), state)
 }
 
+/// The documented defaults (the settings' own), with a short budget for tests.
 fn settings(base_url: &str) -> LlmSettings {
+    use policy_settings::Settings;
+    let defaults = LlmSettings::from_args(["--llm-model", "test-model", "--llm-api-key", "k"])
+        .expect("defaults");
     LlmSettings {
         base_url: Some(base_url.into()),
-        model: "test-model".into(),
-        api_key: Some("k".into()),
         timeout_secs: 2,
         budget_secs: 4,
         max_retries: 3,
-        ..LlmSettings::default()
+        ..defaults
     }
 }
 

@@ -46,24 +46,14 @@ impl OutOfDomainLibrary {
     /// The library's texts (as `category: text` labels) for a setting: `builtin`, `none`, or
     /// a file.
     pub fn texts(setting: &str) -> Result<Vec<(String, String)>, LibraryError> {
-        let fail = |reason: String| LibraryError {
-            path: setting.to_string(),
-            reason,
-        };
-        let text = match setting {
-            "none" => return Ok(Vec::new()),
-            "builtin" => BUILTIN.to_string(),
-            path => std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?,
-        };
-        text.lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, line)| {
-                let entry: Entry =
-                    serde_json::from_str(line).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
-                Ok((entry.category, entry.text))
-            })
-            .collect()
+        let rows = crate::library::rows::<Entry>(setting, BUILTIN).map_err(|e| LibraryError {
+            path: e.path,
+            reason: e.reason,
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(_, entry)| (entry.category, entry.text))
+            .collect())
     }
 
     /// The library from `(label, vector)` entries.

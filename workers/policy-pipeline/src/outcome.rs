@@ -132,27 +132,3 @@ pub fn escalation<S>(
         received: Some(turn.received()),
     })
 }
-
-/// How a rejected draft was produced, in an escalation's context (the escalation record has no
-/// `generation` field; the audit reads these keys).
-pub fn generation_context(
-    generation: &policy_avro::Generation,
-    context: &mut BTreeMap<String, String>,
-) {
-    context.insert("generator".into(), generation.generator.clone());
-    context.insert("attempts".into(), generation.attempts.to_string());
-    if let Some(reason) = &generation.fallback_reason {
-        context.insert("generation_fallback".into(), reason.clone());
-    }
-    if !generation.rejected_drafts.is_empty() {
-        context.insert(
-            "rejected_drafts".into(),
-            generation.rejected_drafts.join(","),
-        );
-    }
-    context.insert("llm_calls".into(), generation.llm_calls.to_string());
-    context.insert(
-        "completion_tokens".into(),
-        generation.completion_tokens.to_string(),
-    );
-}

@@ -43,7 +43,7 @@ pub struct ChunkRecord {
 }
 
 /// Chunks and their vectors, grouped by version so both legs only ever touch one version.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct VectorStore {
     pub(crate) chunks: Vec<ChunkRecord>,
     pub(crate) vectors: Vec<f32>,
@@ -232,14 +232,18 @@ impl EmbeddedIndex {
             .unwrap_or_default()
     }
 
+    /// The writer's lock: one writer at a time; an index opened read-only has none.
+    fn write_lock(&self) -> Result<std::sync::MutexGuard<'_, File>, IndexError> {
+        self.writer
+            .as_ref()
+            .map(|w| w.lock().expect("writer lock"))
+            .ok_or_else(|| storage(&self.dir, "opened read-only"))
+    }
+
     /// Replaces every chunk of each given version (idempotent: the same input gives the same
     /// index). `vectors[i]` belongs to `chunks[i]`.
     pub fn replace_versions(&self, batches: Vec<VersionBatch>) -> Result<(), IndexError> {
-        let _writer = self
-            .writer
-            .as_ref()
-            .map(|w| w.lock().expect("writer lock"))
-            .ok_or_else(|| storage(&self.dir, "opened read-only"))?;
+        let _writer = self.write_lock()?;
         let old = self.snapshot();
         let replaced: std::collections::HashSet<&str> =
             batches.iter().map(|b| b.version_id.as_str()).collect();
@@ -289,24 +293,14 @@ impl EmbeddedIndex {
 
     /// Adds word vectors (from the same model as the chunks) and saves them.
     pub fn add_word_vectors(&self, added: Vec<(String, Vec<f32>)>) -> Result<(), IndexError> {
-        let _writer = self
-            .writer
-            .as_ref()
-            .map(|w| w.lock().expect("writer lock"))
-            .ok_or_else(|| storage(&self.dir, "opened read-only"))?;
+        let _writer = self.write_lock()?;
         let old = self.snapshot();
         let mut words = (*old.words).clone();
         words.vectors.extend(added);
         save_words(&self.dir, &words)?;
         let store = VectorStore {
-            chunks: old.chunks.clone(),
-            vectors: old.vectors.clone(),
-            dimension: old.dimension,
-            by_version: old.by_version.clone(),
-            lexicons: old.lexicons.clone(),
-            vocabularies: old.vocabularies.clone(),
             words: Arc::new(words),
-            fingerprints: old.fingerprints.clone(),
+            ..VectorStore::clone(&old)
         };
         *self.store.write().expect("store lock") = Arc::new(store);
         Ok(())

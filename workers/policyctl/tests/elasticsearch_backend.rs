@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::workers::{index_copy, policyctl};
+use common::workers::{eval_report, index_copy, policyctl};
 use policy_search_es::test_server::OsmemServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -41,13 +41,7 @@ async fn golden_eval_on_the_elasticsearch_backend_meets_the_thresholds() {
             .unwrap()
     };
     let out = eval("elasticsearch");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "eval output ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = eval_report(&out);
     assert!(out.status.success(), "{}", report["failed_thresholds"]);
     assert_eq!(report["search_backend"], "elasticsearch");
     let overall = &report["overall"];

@@ -11,7 +11,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::workers::{apply_topics, policyctl, Worker};
+use common::workers::{apply_topics, eval_report, policyctl, Worker};
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} unset: run the tests with `make test`"))
@@ -61,13 +61,7 @@ fn eval_sample(prefix: &str, sample: usize) -> serde_json::Value {
         ])
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "eval output ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = eval_report(&out);
     let delivery = &report["delivery"];
     assert_eq!(delivery["turns"], delivery["outcomes"], "{delivery}");
     assert_eq!(delivery["duplicate_outcomes"], 0);

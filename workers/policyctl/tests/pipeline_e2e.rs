@@ -5,7 +5,7 @@
 mod common;
 
 use common::audit::AuditDb;
-use common::workers::{apply_topics, index_copy, policyctl, Worker};
+use common::workers::{apply_topics, eval_report, index_copy, policyctl, Worker};
 use policy_avro::{frame, AvroCodec, ChatTurn, DeadLetter, SchemaName};
 use rdkafka::Message;
 
@@ -32,13 +32,7 @@ async fn golden_turns_through_the_broker() {
         ])
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "eval output ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = eval_report(&out);
     let delivery = &report["delivery"];
     assert_eq!(
         delivery["turns"], delivery["outcomes"],

@@ -33,19 +33,49 @@ fn settled_progress(group: &str, turns_topic: &str) -> (i64, i64) {
     }
 }
 
-/// `policyctl replay ARGS` against the test's topics and audit database; the diff records.
+/// A worker serving `<prefix>.*` and an audit worker writing to a database of the test's own.
+struct Served {
+    prefix: String,
+    db: AuditDb,
+    worker: Worker,
+    _audit: Worker,
+}
+
+async fn serving(name: &str) -> Served {
+    let prefix = format!("{name}-{}", uuid::Uuid::new_v4().simple());
+    apply_topics(&prefix);
+    let db = AuditDb::fresh(name).await;
+    let worker = Worker::start(&prefix);
+    let _audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
+    Served {
+        prefix,
+        db,
+        worker,
+        _audit,
+    }
+}
+
+/// `--topic-range` over every partition of the turns topic, whole.
+fn every_partition() -> Vec<String> {
+    (0..6)
+        .flat_map(|p| ["--topic-range".to_string(), format!("{p}:0-100000")])
+        .collect()
+}
+
+/// `policyctl replay --fail-on-change ARGS` against the served topics and audit database,
+/// expected to exit with `exit`; the diff records.
 fn replay(
-    prefix: &str,
-    db: &str,
+    served: &Served,
     index: &std::path::Path,
     args: &[&str],
+    exit: i32,
 ) -> Vec<serde_json::Value> {
     let out_file = tempfile::NamedTempFile::new().unwrap();
     let out = policyctl()
         .args([
             "replay",
             "--topic-prefix",
-            prefix,
+            &served.prefix,
             "--fail-on-change",
             "--index-dir",
         ])
@@ -53,13 +83,13 @@ fn replay(
         .arg("--out")
         .arg(out_file.path())
         .args(args)
-        .env("CLICKHOUSE_DATABASE", db)
+        .env("CLICKHOUSE_DATABASE", &served.db.name)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "replay {args:?} exited {:?}:\n{}\n{}",
+    assert_eq!(
         out.status.code(),
+        Some(exit),
+        "replay {args:?}:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -72,11 +102,8 @@ fn replay(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_group() {
-    let prefix = format!("replay-{}", uuid::Uuid::new_v4().simple());
-    apply_topics(&prefix);
-    let db = AuditDb::fresh("replay").await;
-    let worker = Worker::start(&prefix);
-    let _audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
+    let served = serving("replay").await;
+    let (prefix, db) = (&served.prefix, &served.db);
     let started_ms = chrono::Utc::now().timestamp_millis() - 1_000;
     let out = policyctl()
         .args([
@@ -86,7 +113,7 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
             "--limit",
             &TURNS.to_string(),
         ])
-        .args(["--topic-prefix", &prefix, "--timeout-secs", "180"])
+        .args(["--topic-prefix", prefix, "--timeout-secs", "180"])
         .output()
         .unwrap();
     assert!(
@@ -102,12 +129,9 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
 
     let dir = tempfile::tempdir().unwrap();
     let index = index_copy(dir.path());
-    let ranges: Vec<String> = (0..6).map(|p| format!("{p}:0-100000")).collect();
-    let mut args = Vec::new();
-    for range in &ranges {
-        args.extend(["--topic-range", range.as_str()]);
-    }
-    let by_offsets = replay(&prefix, &db.name, &index, &args);
+    let ranges = every_partition();
+    let args: Vec<&str> = ranges.iter().map(String::as_str).collect();
+    let by_offsets = replay(&served, &index, &args, 0);
     assert_eq!(by_offsets.len(), TURNS);
     for diff in &by_offsets {
         assert_eq!(diff["change"], "same", "{diff}");
@@ -120,10 +144,10 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
         .with_timezone(&chrono::FixedOffset::east_opt(9 * 3600).unwrap())
         .to_rfc3339();
     let by_time = replay(
-        &prefix,
-        &db.name,
+        &served,
         &index,
         &["--from-time", &from, "--to-time", &to],
+        0,
     );
     assert_eq!(
         by_time.len(),
@@ -132,7 +156,7 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
     );
 
     let one = by_offsets[7]["turn_id"].as_str().unwrap().to_string();
-    let by_id = replay(&prefix, &db.name, &index, &["--turn-id", &one]);
+    let by_id = replay(&served, &index, &["--turn-id", &one], 0);
     assert_eq!(by_id.len(), 1);
     assert_eq!(by_id[0]["turn_id"], one.as_str());
     assert_eq!(by_id[0]["input"], by_offsets[7]["input"]);
@@ -150,10 +174,10 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
         "every row keeps its turn and schema id"
     );
     let from_audit = replay(
-        &prefix,
-        &db.name,
+        &served,
         &index,
         &["--audit-where", "resolved_region IN ('eu', 'us')"],
+        0,
     );
     assert!(!from_audit.is_empty());
     for diff in &from_audit {
@@ -170,19 +194,15 @@ async fn replayed_turns_reproduce_what_was_served_without_touching_the_live_grou
         before, after,
         "the live group's committed offsets did not move"
     );
-    assert!(worker.stop().success());
-    db.drop().await;
+    assert!(served.worker.stop().success());
+    served.db.drop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     // The same turns under a corpus where the EU v4 return window is 45 days: the EU v4 return
     // window answers change, nothing else does.
-    let prefix = format!("whatif-{}", uuid::Uuid::new_v4().simple());
-    apply_topics(&prefix);
-    let db = AuditDb::fresh("whatif").await;
-    let worker = Worker::start(&prefix);
-    let _audit = Worker::start_with_env("audit", &prefix, &[("CLICKHOUSE_DATABASE", &db.name)]);
+    let served = serving("whatif").await;
     let cases = tempfile::tempdir().unwrap();
     let mut all = String::new();
     for entry in std::fs::read_dir(common::workers::repo().join("golden/cases")).unwrap() {
@@ -197,7 +217,7 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     let out = policyctl()
         .args(["eval", "--via-kafka", "--json", "--golden"])
         .arg(cases.path())
-        .args(["--topic-prefix", &prefix, "--timeout-secs", "180"])
+        .args(["--topic-prefix", &served.prefix, "--timeout-secs", "180"])
         .args([
             "--min-outcome-accuracy",
             "0",
@@ -211,7 +231,9 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    db.wait_for_rows(window.len(), Duration::from_secs(120))
+    served
+        .db
+        .wait_for_rows(window.len(), Duration::from_secs(120))
         .await;
 
     let candidate = tempfile::tempdir().unwrap();
@@ -228,32 +250,11 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     )
     .unwrap();
     let index = tempfile::tempdir().unwrap();
-    let ranges: Vec<String> = (0..6).map(|p| format!("{p}:0-100000")).collect();
-    let mut command = policyctl();
-    command
-        .args(["replay", "--topic-prefix", &prefix, "--policies"])
-        .arg(candidate.path())
-        .arg("--index-dir")
-        .arg(index.path())
-        .arg("--out")
-        .arg(index.path().join("diff.jsonl"))
-        .arg("--fail-on-change")
-        .env("CLICKHOUSE_DATABASE", &db.name);
-    for range in &ranges {
-        command.args(["--topic-range", range]);
-    }
-    let out = command.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let diffs: Vec<serde_json::Value> = std::fs::read_to_string(index.path().join("diff.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let candidate_dir = candidate.path().display().to_string();
+    let mut args = vec!["--policies", candidate_dir.as_str()];
+    let ranges = every_partition();
+    args.extend(ranges.iter().map(String::as_str));
+    let diffs = replay(&served, index.path(), &args, 3);
     assert_eq!(diffs.len(), window.len());
     let mut changed = 0;
     for diff in &diffs {
@@ -270,6 +271,6 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
         }
     }
     assert!(changed >= 1, "the changed window shows: {diffs:?}");
-    assert!(worker.stop().success());
-    db.drop().await;
+    assert!(served.worker.stop().success());
+    served.db.drop().await;
 }

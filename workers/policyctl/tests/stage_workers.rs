@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::workers::{apply_topics, policyctl, Worker};
+use common::workers::{apply_topics, eval_report, policyctl, Worker};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn per_stage_workers_chain_through_intermediate_topics() {
@@ -27,13 +27,7 @@ async fn per_stage_workers_chain_through_intermediate_topics() {
         ])
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = eval_report(&out);
     assert_eq!(report["delivery"]["outcomes"], 120);
     assert_eq!(report["delivery"]["duplicate_outcomes"], 0);
     assert_eq!(report["overall"]["wrong_version_answers"], 0);

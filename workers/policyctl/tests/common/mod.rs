@@ -208,6 +208,18 @@ pub(crate) mod workers {
         }
     }
 
+    /// The JSON report of a `policyctl eval --json` run; its output in the panic when it is not
+    /// JSON.
+    pub(crate) fn eval_report(out: &std::process::Output) -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "eval output ({e}): {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+
     /// Creates `<prefix>.*` topics from topics/topics.toml.
     pub(crate) fn apply_topics(prefix: &str) {
         let out = policyctl()
