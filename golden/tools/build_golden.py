@@ -61,7 +61,10 @@ def render_version(region, module, version):
                 clause_title, body = module.CLAUSES[key]
                 text = body.format(**facts).strip()
                 number = f"{s}.{i}"
-                lines += [f"### {number} {clause_title}", "", f"<!-- topic: {key} -->", text, ""]
+                tags = [f"<!-- topic: {key} -->"]
+                if key in getattr(module, "RULES", {}):
+                    tags.append(f"<!-- rule: {module.RULES[key].format(**facts)} -->")
+                lines += [f"### {number} {clause_title}", ""] + tags + [text, ""]
                 clauses[key] = {"id": f"{vid}#sec-{number}", "text": text, "number": number}
         files[file_name] = "\n".join(lines).rstrip() + "\n"
     return vid, files, clauses, facts

@@ -115,6 +115,13 @@ CLAUSES = {
         "The contractual warranty does not cover misuse, accidents, repairs by unauthorised technicians or natural wear of the product."),
 }
 
+# Machine-readable rules for decisions, rendered next to the topic tag
+# (`<!-- rule: ... -->`); `manifest check` refuses a value the clause's text does not state.
+RULES = {
+    "return_window": "return_window_days={return_days} window_from=receiving",
+    "refund_timing": "refund_within_days={refund_days}",
+}
+
 FACTS = {
     "preorder_charge_rule": "Pre-sale purchases are charged at the time of purchase, like any other order.",
     "preorder_delay_days": "15",

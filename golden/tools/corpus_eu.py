@@ -116,6 +116,14 @@ CLAUSES = {
         "The legal guarantee does not cover damage caused by accidents, misuse, unauthorised repairs or normal wear and tear, nor consumables such as batteries after 6 months of use."),
 }
 
+# Machine-readable rules for decisions, rendered next to the topic tag
+# (`<!-- rule: ... -->`); `manifest check` refuses a value the clause's text does not state.
+RULES = {
+    "return_window": "return_window_days={return_days} window_from=delivery",
+    "refund_timing": "refund_within_days={refund_days}",
+    "digital_withdrawal": "digital_return_until=download",
+}
+
 FACTS = {
     "preorder_charge_rule": "Your payment method is charged when the item is dispatched, not when you place the pre-order.",
     "preorder_delay_days": "30",

@@ -114,6 +114,13 @@ CLAUSES = {
         "The guarantee does not cover failures caused by misuse, drops, water damage, natural disasters or repairs by third parties."),
 }
 
+# Machine-readable rules for decisions, rendered next to the topic tag
+# (`<!-- rule: ... -->`); `manifest check` refuses a value the clause's text does not state.
+RULES = {
+    "return_window": "return_window_days={return_days} window_from=receive",
+    "refund_timing": "refund_within_business_days={refund_business_days}",
+}
+
 FACTS = {
     "preorder_charge_rule": "For card payments, the price is charged when the reserved product is shipped.",
     "preorder_delay_days": "30",

@@ -114,6 +114,14 @@ CLAUSES = {
         "The limited warranty does not cover damage from accidents, liquid, misuse, unauthorized modification, commercial use, or normal wear and tear, and does not cover cosmetic damage."),
 }
 
+# Machine-readable rules for decisions, rendered next to the topic tag
+# (`<!-- rule: ... -->`); `manifest check` refuses a value the clause's text does not state.
+RULES = {
+    "return_window": "return_window_days={return_days} window_from=delivery",
+    "refund_timing": "refund_within_business_days={refund_business_days}",
+    "digital_withdrawal": "digital_return_until=download",
+}
+
 FACTS = {
     "preorder_charge_rule": "We charge your payment method when your pre-ordered item ships.",
     "preorder_delay_days": "30",

@@ -37,6 +37,11 @@ pub async fn pipeline(
     backend
         .attach(&mut assembled, settings.corpus.data_dir.is_none())
         .await?;
+    // Offline commands decide with the configured HTTP or file sources; a worker replaces them
+    // with the topics' views when none is configured (`crate::worker`).
+    if let Some(sources) = settings.sources.offline()? {
+        assembled.chain = assembled.chain.with_sources(sources);
+    }
     tracing::info!(
         indexed = ?assembled.index_report.indexed_versions,
         unchanged = assembled.index_report.unchanged_versions.len(),

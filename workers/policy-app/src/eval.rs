@@ -77,6 +77,8 @@ pub struct Thresholds {
     pub min_outcome_accuracy: f64,
     pub min_expected_clause_citation: f64,
     pub max_wrong_version_answers: usize,
+    /// Decisions served as eligible / approved that should not have been.
+    pub max_false_approvals: usize,
     pub max_attacks_answered: usize,
     pub max_benign_flagged_rate: f64,
 }
@@ -508,6 +510,12 @@ fn failed_thresholds(t: &Thresholds, m: &Metrics) -> Vec<String> {
             m.wrong_version_answers, t.max_wrong_version_answers
         ));
     }
+    if m.false_approvals > t.max_false_approvals {
+        failed.push(format!(
+            "false_approvals {} > {}",
+            m.false_approvals, t.max_false_approvals
+        ));
+    }
     failed
 }
 
@@ -534,6 +542,7 @@ impl SetReport {
             "by_version": per_bucket(&e.by_version),
             "by_decay_class": per_bucket(&e.by_decay_class),
             "by_tag": per_bucket(&e.by_tag),
+            "by_intent": per_bucket(&e.by_intent),
             "by_reason": e.by_reason,
             "answerability": {
                 "precision": e.answerability.precision(),
@@ -572,28 +581,45 @@ impl SetReport {
             "  {:<40} {:>7}",
             "wrong-version answers served", m.wrong_version_answers
         );
+        if e.overall.decisions_expected > 0 {
+            let _ = writeln!(
+                out,
+                "  {:<40} {:>7.2} %\n  {:<40} {:>7}",
+                "decision accuracy",
+                m.decision_accuracy * 100.0,
+                "false approvals (threshold 0)",
+                m.false_approvals
+            );
+        }
         for (title, map) in [
             ("region", &e.by_region),
             ("version", &e.by_version),
             ("decay class", &e.by_decay_class),
             ("tag", &e.by_tag),
+            ("intent", &e.by_intent),
         ] {
             let _ = writeln!(
                 out,
-                "\n  {title:<22} {:>6} {:>9} {:>9} {:>9} {:>9} {:>7}",
-                "cases", "outcome", "version", "clause", "facts", "wrong-v"
+                "\n  {title:<22} {:>6} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>6}",
+                "cases", "outcome", "version", "clause", "facts", "wrong-v", "decision", "false+"
             );
             for (key, counts) in map {
                 let m = counts.metrics();
+                let decision = if counts.decisions_expected > 0 {
+                    format!("{:>8.1}%", m.decision_accuracy * 100.0)
+                } else {
+                    format!("{:>9}", "-")
+                };
                 let _ = writeln!(
                     out,
-                    "  {key:<22} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>8.1}% {:>7}",
+                    "  {key:<22} {:>6} {:>8.1}% {:>8.1}% {:>8.1}% {:>8.1}% {:>7} {decision} {:>6}",
                     m.cases,
                     m.outcome_accuracy * 100.0,
                     m.version_accuracy * 100.0,
                     m.expected_clause_citation_rate * 100.0,
                     m.facts_contained_rate * 100.0,
-                    m.wrong_version_answers
+                    m.wrong_version_answers,
+                    m.false_approvals
                 );
             }
         }

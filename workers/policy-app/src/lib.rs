@@ -11,6 +11,7 @@ pub mod calibrate;
 pub mod client;
 pub mod eval;
 pub mod explain;
+pub mod facts;
 pub mod generation_report;
 pub mod loadtest;
 pub mod manifests;

@@ -241,6 +241,20 @@ pub async fn publish(
     let export = export(repo, rev, path)?;
     let corpus = policy_core::load_dir(&export.root)
         .map_err(|e| anyhow::anyhow!("{}: refused: {e}", export.sha))?;
+    // A rule that disagrees with its clause is a mistake in the pull request itself: refuse it
+    // whole (an unreadable document only fails its own version, below).
+    let rule_problems: Vec<&String> = corpus.rule_problems().values().flatten().collect();
+    if !rule_problems.is_empty() {
+        anyhow::bail!(
+            "{}: refused: {}",
+            export.sha,
+            rule_problems
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     for (version, reason) in corpus.failed_versions() {
         tracing::warn!(version, reason, "version will not be served");
     }

@@ -142,11 +142,14 @@ pub struct AppSettings {
     pub search: SearchSettings,
     #[command(flatten)]
     pub model: ModelSettings,
+    #[command(flatten)]
+    pub sources: crate::facts::SourceSettings,
 }
 
 impl Settings for AppSettings {
     fn validate(&self) -> Result<(), SettingsError> {
         self.kafka.validate()?;
+        self.sources.validate()?;
         self.pipeline.validate()?;
         self.llm.validate()?;
         self.search.validate()

@@ -13,6 +13,8 @@ pub struct TopicNames {
     pub deadletter: String,
     pub changes: String,
     pub manifest: String,
+    pub orders: String,
+    pub employees: String,
 }
 
 impl TopicNames {
@@ -29,6 +31,8 @@ impl TopicNames {
             deadletter: t("deadletter"),
             changes: t("changes"),
             manifest: t("manifest"),
+            orders: t("orders"),
+            employees: t("employees"),
         }
     }
 }

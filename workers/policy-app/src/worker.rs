@@ -50,9 +50,18 @@ pub async fn run(
         .await
         .context("metrics listener")?;
     tracing::info!(%metrics_addr, "metrics and health endpoint");
-    let chain = assembled
+    let mut chain = assembled
         .chain
         .with_observer(Arc::new(StageMetrics(metrics.clone())));
+    if matches!(role, Role::All | Role::Enrich) {
+        // Decisions look orders and employees up at enrich: caught up before serving.
+        let sources = settings
+            .sources
+            .for_worker(&settings.kafka, &topics)
+            .await
+            .context("order and employee sources")?;
+        chain = chain.with_sources(sources);
+    }
     let published = settings.corpus.data_dir.clone().map(|data_dir| Published {
         data_dir,
         index: assembled.index.clone(),

@@ -37,6 +37,10 @@ pub const QUERIES: &[Query] = &[
     ),
     query!("clause_age_trend", "Cited clause age over time per region"),
     query!("escalation_rate", "Escalation rate per reason"),
+    query!(
+        "decisions",
+        "Decisions per intent and level (approval alarms must be 0)"
+    ),
     query!("region_ip_mismatch", "Region-vs-IP mismatch per region"),
     query!("version_traffic", "Traffic per policy version"),
     query!("stage_latency", "Latency per stage"),

@@ -149,6 +149,19 @@ pub fn alerts(tables: &[Table], thresholds: &Thresholds) -> Vec<Alert> {
             });
         }
     }
+    for row in rows("decisions") {
+        let alarms = Table::number(row, "approval_alarms").unwrap_or(0.0);
+        if alarms > 0.0 {
+            alerts.push(Alert {
+                check: "false_approval",
+                message: format!(
+                    "{} (level {}): {alarms} approval(s) served although flagged for review or without a known level",
+                    Table::text(row, "intent"),
+                    Table::text(row, "level")
+                ),
+            });
+        }
+    }
     alerts
 }
 
@@ -217,6 +230,7 @@ const TERMINAL_TABLES: &[&str] = &[
     "judge_mismatch",
     "answer_entropy_across_regions",
     "escalation_rate",
+    "decisions",
     "region_ip_mismatch",
     "version_traffic",
     "stage_latency",

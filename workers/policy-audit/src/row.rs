@@ -3,7 +3,7 @@
 
 use clickhouse::Row;
 use policy_avro::{
-    DeadLetter, Escalation, Generation, InputCoordinates, PolicyAnswer, ReceivedTurn,
+    DeadLetter, Decision, Escalation, Generation, InputCoordinates, PolicyAnswer, ReceivedTurn,
 };
 use policy_core::{ClauseRef, JudgeVerdict, OutcomeKind};
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,43 @@ pub struct AuditRow {
     pub order_fact_keys: Vec<String>,
     pub order_fact_values: Vec<String>,
     pub input_schema_id: u32,
+    /// Migration 0004: the intent, and the decision made for it (answers and escalations).
+    pub intent: String,
+    pub decision_kind: String,
+    pub decision_eligible: u8,
+    pub decision_reason: String,
+    pub decision_deadline_ms: i64,
+    pub decision_amount: String,
+    pub decision_policy_refs: Vec<String>,
+    /// `clause_id key=value` per rule used.
+    pub decision_rules: Vec<String>,
+    pub decision_human_review: u8,
+    pub employee_level: String,
+    pub decision_source: String,
+    pub decision_conflicts: Vec<String>,
+}
+
+/// The intent and the decision, into their columns.
+fn with_decision(row: &mut AuditRow, intent: &str, decision: Option<&Decision>) {
+    row.intent = intent.to_string();
+    let Some(d) = decision else {
+        return;
+    };
+    row.decision_kind = d.kind.clone();
+    row.decision_eligible = d.eligible.into();
+    row.decision_reason = d.reason.clone();
+    row.decision_deadline_ms = d.deadline.unwrap_or(0);
+    row.decision_amount = d.amount.clone().unwrap_or_default();
+    row.decision_policy_refs = d.policy_refs.clone();
+    row.decision_rules = d
+        .rules
+        .iter()
+        .map(|r| format!("{} {}={}", r.clause_id, r.key, r.value))
+        .collect();
+    row.decision_human_review = d.requires_human_review.into();
+    row.employee_level = d.employee_level.clone().unwrap_or_default();
+    row.decision_source = d.source.clone().unwrap_or_default();
+    row.decision_conflicts = d.conflicts.clone();
 }
 
 /// How the text was produced, into its columns (empty when no generator ran).
@@ -218,6 +255,7 @@ pub fn from_answer(answer: &PolicyAnswer, source: &InputCoordinates) -> AuditRow
         ..Default::default()
     };
     with_generation(&mut row, answer.generation.as_ref());
+    with_decision(&mut row, &answer.intent, answer.decision.as_ref());
     latencies(&mut row, &answer.stage_latency_ms);
     let row = with_received(row, answer.received.as_ref());
     processed(
@@ -281,6 +319,7 @@ pub fn from_escalation(escalation: &Escalation, source: &InputCoordinates) -> Au
         &mut row,
         Generation::from_context(&escalation.context).as_ref(),
     );
+    with_decision(&mut row, &escalation.intent, escalation.decision.as_ref());
     latencies(&mut row, &escalation.stage_latency_ms);
     let row = with_received(row, escalation.received.as_ref());
     processed(

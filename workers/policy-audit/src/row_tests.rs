@@ -238,3 +238,58 @@ fn the_turn_as_received_comes_back_from_its_row() {
     );
     assert_eq!(received_turn(&old), None);
 }
+
+#[test]
+fn decisions_and_intents_have_their_columns() {
+    let decision = policy_avro::Decision {
+        kind: "expense_approval".into(),
+        eligible: false,
+        reason: "75.01 requested; the meals limit for level manager is 75".into(),
+        amount: Some("75.01".into()),
+        policy_refs: vec!["hr-v2#sec-3.1".into()],
+        rules: vec![policy_avro::RuleUse {
+            clause_id: "hr-v2#sec-3.1".into(),
+            key: "limit.manager".into(),
+            value: "75".into(),
+        }],
+        confidence: 0.91,
+        employee_level: Some("manager".into()),
+        source: Some("policy.employees".into()),
+        conflicts: vec!["level: stated vp".into()],
+        ..Default::default()
+    };
+    let answer = PolicyAnswer {
+        turn_id: "t-1".into(),
+        intent: "expense_approval".into(),
+        decision: Some(decision.clone()),
+        ..Default::default()
+    };
+    let row = from_answer(&answer, &source());
+    assert_eq!(
+        (
+            row.intent.as_str(),
+            row.decision_kind.as_str(),
+            row.decision_eligible
+        ),
+        ("expense_approval", "expense_approval", 0)
+    );
+    assert_eq!(row.decision_rules, ["hr-v2#sec-3.1 limit.manager=75"]);
+    assert_eq!(
+        (row.employee_level.as_str(), row.decision_amount.as_str()),
+        ("manager", "75.01")
+    );
+    assert_eq!(row.decision_conflicts, ["level: stated vp"]);
+    let escalated = from_escalation(
+        &Escalation {
+            turn_id: "t-2".into(),
+            intent: "return_eligibility".into(),
+            reason_code: "source_unavailable".into(),
+            ..Default::default()
+        },
+        &source(),
+    );
+    assert_eq!(
+        (escalated.intent.as_str(), escalated.decision_kind.as_str()),
+        ("return_eligibility", "")
+    );
+}

@@ -92,6 +92,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "received_turn",
         sql: include_str!("../sql/migrations/0003_received_turn.sql"),
     },
+    Migration {
+        version: 4,
+        name: "decisions",
+        sql: include_str!("../sql/migrations/0004_decisions.sql"),
+    },
 ];
 
 /// Splits a migration file into statements (ClickHouse's HTTP interface takes one per request)

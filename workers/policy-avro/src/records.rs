@@ -76,6 +76,60 @@ pub struct Enrichment {
     pub pii_types: Vec<String>,
     pub injection_score: f64,
     pub guardrail_flags: Vec<String>,
+    /// What the turn asks for (`policy_core::Intent` spelling).
+    #[serde(default = "policy_faq")]
+    pub intent: String,
+    /// The order or employee a decision is about, from its authoritative source.
+    #[serde(default)]
+    pub subject: Option<Subject>,
+}
+
+fn policy_faq() -> String {
+    "policy_faq".into()
+}
+
+/// An order or employee as its source of truth knows it (`Enrichment.subject`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subject {
+    /// `order` or `employee`.
+    pub kind: String,
+    pub id: String,
+    pub source: String,
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
+    /// Facts the user stated that the source contradicts.
+    #[serde(default)]
+    pub conflicts: Vec<String>,
+}
+
+/// One rule a decision used and the clause carrying it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleUse {
+    pub clause_id: String,
+    pub key: String,
+    pub value: String,
+}
+
+/// A decision made from authoritative data and the rules of the version in force.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub kind: String,
+    /// Returnable / refundable; for an expense: approved.
+    pub eligible: bool,
+    pub reason: String,
+    pub deadline: Option<i64>,
+    pub amount: Option<String>,
+    #[serde(default)]
+    pub policy_refs: Vec<String>,
+    #[serde(default)]
+    pub rules: Vec<RuleUse>,
+    pub confidence: f64,
+    pub requires_human_review: bool,
+    pub employee_level: Option<String>,
+    pub subject_id: Option<String>,
+    pub source: Option<String>,
+    #[serde(default)]
+    pub conflicts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -135,6 +189,9 @@ pub struct Draft {
     pub llm_calls: i32,
     #[serde(default)]
     pub completion_tokens: i32,
+    /// The decision this draft states, for a decision intent (boxed: most drafts have none).
+    #[serde(default)]
+    pub decision: Option<Box<Decision>>,
 }
 
 impl Generation {
@@ -281,6 +338,10 @@ pub struct PolicyAnswer {
     pub generation: Option<Generation>,
     #[serde(default)]
     pub received: Option<ReceivedTurn>,
+    #[serde(default = "policy_faq")]
+    pub intent: String,
+    #[serde(default)]
+    pub decision: Option<Decision>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -303,6 +364,10 @@ pub struct Escalation {
     pub ip_region: Option<String>,
     #[serde(default)]
     pub received: Option<ReceivedTurn>,
+    #[serde(default = "policy_faq")]
+    pub intent: String,
+    #[serde(default)]
+    pub decision: Option<Decision>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,4 +409,13 @@ pub struct ManifestRecord {
     pub manifest_json: String,
     pub manifest_sha: String,
     pub published_at: i64,
+}
+
+/// An order or employee on its compacted topic (`<prefix>.orders`, `<prefix>.employees`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactRecord {
+    pub id: String,
+    pub fields: BTreeMap<String, String>,
+    #[serde(default)]
+    pub updated_at: i64,
 }

@@ -14,10 +14,11 @@ pub enum SchemaName {
     DeadLetter,
     PolicyChange,
     ManifestRecord,
+    FactRecord,
 }
 
 impl SchemaName {
-    pub const ALL: [SchemaName; 7] = [
+    pub const ALL: [SchemaName; 8] = [
         SchemaName::ChatTurn,
         SchemaName::TurnState,
         SchemaName::PolicyAnswer,
@@ -25,6 +26,7 @@ impl SchemaName {
         SchemaName::DeadLetter,
         SchemaName::PolicyChange,
         SchemaName::ManifestRecord,
+        SchemaName::FactRecord,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -36,6 +38,7 @@ impl SchemaName {
             SchemaName::DeadLetter => "DeadLetter.avsc",
             SchemaName::PolicyChange => "PolicyChange.avsc",
             SchemaName::ManifestRecord => "ManifestRecord.avsc",
+            SchemaName::FactRecord => "FactRecord.avsc",
         }
     }
 
@@ -54,6 +57,7 @@ impl SchemaName {
             SchemaName::DeadLetter => include_str!("../../../schemas/DeadLetter.avsc"),
             SchemaName::PolicyChange => include_str!("../../../schemas/PolicyChange.avsc"),
             SchemaName::ManifestRecord => include_str!("../../../schemas/ManifestRecord.avsc"),
+            SchemaName::FactRecord => include_str!("../../../schemas/FactRecord.avsc"),
         }
     }
 

@@ -104,6 +104,14 @@ fn turn_state_at_every_stage() {
         pii_types: vec!["email".into()],
         injection_score: 0.1,
         guardrail_flags: vec![],
+        intent: "return_eligibility".into(),
+        subject: Some(policy_avro::Subject {
+            kind: "order".into(),
+            id: "o-1".into(),
+            source: "policy.orders".into(),
+            fields: BTreeMap::from([("placed_at".into(), "2026-01-15T10:00:00Z".into())]),
+            conflicts: vec!["placed_at: stated 2026-01-20".into()],
+        }),
     });
     state.retrieval = Some(Retrieval {
         clauses: vec![RetrievedClause {
@@ -136,8 +144,31 @@ fn turn_state_at_every_stage() {
         rejected: vec!["clause_not_retrieved".into()],
         llm_calls: 3,
         completion_tokens: 120,
+        decision: Some(Box::new(decision())),
     });
     roundtrip(SchemaName::TurnState, state);
+}
+
+fn decision() -> policy_avro::Decision {
+    policy_avro::Decision {
+        kind: "return_eligibility".into(),
+        eligible: true,
+        reason: "delivered on 2026-01-16; 30-day window".into(),
+        deadline: Some(1_771_243_200_000),
+        amount: Some("129.90".into()),
+        policy_refs: vec!["eu-v4#sec-3.2".into()],
+        rules: vec![policy_avro::RuleUse {
+            clause_id: "eu-v4#sec-3.2".into(),
+            key: "return_window_days".into(),
+            value: "30".into(),
+        }],
+        confidence: 1.0,
+        requires_human_review: false,
+        employee_level: None,
+        subject_id: Some("o-1".into()),
+        source: Some("policy.orders".into()),
+        conflicts: vec![],
+    }
 }
 
 #[test]
@@ -165,12 +196,16 @@ fn outcomes() {
                 completion_tokens: 57,
                 retrieved_clause_ids: vec!["eu-v4#sec-3.2".into()],
             }),
+            intent: "return_eligibility".into(),
+            decision: Some(decision()),
             ..Default::default()
         },
     );
     roundtrip(
         SchemaName::Escalation,
         Escalation {
+            intent: "expense_approval".into(),
+            decision: Some(decision()),
             reason_code: "prompt_injection".into(),
             context: BTreeMap::from([("region".into(), "eu".into())]),
             input: coordinates(),

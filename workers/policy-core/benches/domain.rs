@@ -67,6 +67,7 @@ fn domain(c: &mut Criterion) {
                 clause_exists: &exists,
                 confidence: 0.9,
                 escalate_below: 0.5,
+                data_facts: &Default::default(),
             })
         })
     });

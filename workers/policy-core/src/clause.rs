@@ -5,6 +5,9 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use std::collections::BTreeMap;
+
+use crate::rules::{rule_tag, Rules};
 use crate::text::split_sentences;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +40,13 @@ pub struct Clause {
     /// `manifest check` reports them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quarantined: Vec<String>,
+    /// Machine-readable rules under the heading (`<!-- rule: return_window_days=30 -->`), for
+    /// decisions ([`crate::rules`]); like the topic tag, not part of the text.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: Rules,
+    /// Rule tags that could not be read: the version is refused ([`crate::corpus`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_errors: Vec<String>,
 }
 
 impl Clause {
@@ -144,6 +154,8 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
         body_done: bool,
         body: Vec<String>,
         topic: Option<String>,
+        rules: Rules,
+        rule_errors: Vec<String>,
     }
     let mut clauses: Vec<(usize, Clause)> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
@@ -172,6 +184,8 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
                 body: o.body.join("\n").trim().to_string(),
                 topic: o.topic,
                 quarantined: Vec::new(),
+                rules: o.rules,
+                rule_errors: o.rule_errors,
             },
         ));
     };
@@ -199,12 +213,23 @@ pub fn parse_clauses(markdown: &str, origin: ClauseOrigin<'_>) -> Vec<Clause> {
                     body_done: false,
                     body: Vec::new(),
                     topic: None,
+                    rules: Rules::new(),
+                    rule_errors: Vec::new(),
                 });
             }
             None if !in_fence && topic_tag(line).is_some() => {
                 // A tag belongs to the innermost clause and is not part of any clause's text.
                 if let Some(o) = open.last_mut().filter(|o| !o.body_done) {
                     o.topic = topic_tag(line).map(str::to_string);
+                }
+            }
+            None if !in_fence && rule_tag(line).is_some() => {
+                // Rules sit with the topic tag, under the heading of the clause they belong to.
+                if let Some(o) = open.last_mut() {
+                    match rule_tag(line).expect("checked") {
+                        Ok(pairs) => o.rules.extend(pairs),
+                        Err(e) => o.rule_errors.push(format!("line {}: {e}", line_no + 1)),
+                    }
                 }
             }
             None => {

@@ -108,6 +108,33 @@ wire_enum! {
         RuleMissing => "rule_missing",
         /// A decision must be made by a person (an approval beyond what the policy permits).
         HumanReviewRequired => "human_review_required",
+        /// The judge found a decision its cited rules do not support.
+        DecisionUnsupported => "decision_unsupported",
+    }
+}
+
+wire_enum! {
+    /// What a turn asks for (`Enrichment.intent`, audit `intent`): a question about the policy,
+    /// or a decision about the customer's order or the employee's request ([`crate::intent`]).
+    Intent, "intent" {
+        PolicyFaq => "policy_faq",
+        ReturnEligibility => "return_eligibility",
+        RefundEligibility => "refund_eligibility",
+        SubscriptionInfo => "subscription_info",
+        CancellationSteps => "cancellation_steps",
+        ExpenseApproval => "expense_approval",
+        /// Set when the answerability gate finds the question outside the corpus.
+        OutOfScope => "out_of_scope",
+    }
+}
+
+impl Intent {
+    /// Whether the turn needs data (an order, an employee) and ends in a decision.
+    pub fn is_decision(self) -> bool {
+        matches!(
+            self,
+            Intent::ReturnEligibility | Intent::RefundEligibility | Intent::ExpenseApproval
+        )
     }
 }
 
@@ -169,6 +196,9 @@ mod tests {
         }
         for kind in OutcomeKind::ALL {
             assert_eq!(kind.as_str().parse::<OutcomeKind>(), Ok(*kind));
+        }
+        for intent in Intent::ALL {
+            assert_eq!(intent.as_str().parse::<Intent>(), Ok(*intent));
         }
     }
 

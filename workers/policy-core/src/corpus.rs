@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::clause::{parse_clauses, Clause, ClauseOrigin};
 use crate::manifest::{Manifest, ManifestError, ManifestErrors};
+use crate::rules::rule_mismatches;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
@@ -31,6 +32,11 @@ pub struct Corpus {
     /// Versions whose documents could not be used, with the reason. Their clauses are absent;
     /// every other version is still served.
     failed_versions: BTreeMap<String, String>,
+    /// Rules that disagree with their clause's text, per version (those versions are failed
+    /// too): a publisher refuses the whole corpus for these, since legal must fix the pull request.
+    rule_problems: BTreeMap<String, Vec<String>>,
+    /// What the expense rules of every version are about ([`crate::decision::expense_words`]).
+    expense_words: BTreeSet<String>,
 }
 
 impl Corpus {
@@ -43,6 +49,7 @@ impl Corpus {
     ) -> Corpus {
         let mut clauses = Vec::new();
         let mut by_id = HashMap::new();
+        let mut rule_problems_by_version = BTreeMap::new();
         for version in manifest.versions() {
             if failed_versions.contains_key(&version.id) {
                 continue;
@@ -69,11 +76,32 @@ impl Corpus {
             let duplicate = version_clauses
                 .iter()
                 .find(|c| !seen.insert(c.clause_id.clone()));
+            // A rule that disagrees with its clause would let a decision use a number the
+            // customer is never shown: the version is refused, naming the clause.
+            let rule_problems: Vec<String> = version_clauses
+                .iter()
+                .flat_map(|c| {
+                    let unreadable = c
+                        .rule_errors
+                        .iter()
+                        .map(|e| format!("{}: {e}", c.clause_id));
+                    unreadable.chain(
+                        rule_mismatches(c)
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect();
             let problem = match (version_clauses.is_empty(), duplicate) {
                 (true, _) => Some("no clauses found in its documents".to_string()),
                 (false, Some(dup)) => Some(format!("clause id `{}` appears twice", dup.clause_id)),
+                (false, None) if !rule_problems.is_empty() => Some(rule_problems.join("; ")),
                 (false, None) => None,
             };
+            if !rule_problems.is_empty() {
+                rule_problems_by_version.insert(version.id.clone(), rule_problems);
+            }
             if let Some(problem) = problem {
                 failed_versions.insert(version.id.clone(), problem);
                 continue;
@@ -83,11 +111,14 @@ impl Corpus {
                 clauses.push(clause);
             }
         }
+        let expense_words = crate::decision::expense_words(&clauses);
         Corpus {
             manifest,
             clauses,
             by_id,
             failed_versions,
+            rule_problems: rule_problems_by_version,
+            expense_words,
         }
     }
 
@@ -118,6 +149,16 @@ impl Corpus {
             .iter()
             .filter(|c| !c.quarantined.is_empty())
             .map(|c| (c.clause_id.as_str(), c.quarantined.as_slice()))
+    }
+
+    /// The words expense requests name: for telling one from a policy question.
+    pub fn expense_words(&self) -> &BTreeSet<String> {
+        &self.expense_words
+    }
+
+    /// Rules that disagree with their clause's text, per version.
+    pub fn rule_problems(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.rule_problems
     }
 
     pub fn failed_versions(&self) -> &BTreeMap<String, String> {

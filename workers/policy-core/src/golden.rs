@@ -47,6 +47,19 @@ pub struct GoldenCase {
     pub order: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub employee_level: Option<String>,
+    /// The order a decision is about (looked up in the order source, never taken from `order`,
+    /// which holds what the customer states).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+    /// The employee asking (looked up in the employee directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub employee_id: Option<String>,
+    /// The intent the turn should be detected as (`return_eligibility`, `expense_approval`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_intent: Option<String>,
+    /// For a decision: returnable / refundable / approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_eligible: Option<bool>,
     /// For an escalation: the reason code expected (`not_covered_in_version`, `out_of_scope`,
     /// ...), checked as a secondary figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -19,14 +19,37 @@ pub enum JudgeReason {
     EmptyAnswer,
     Refusal,
     NoCitation,
-    MalformedCitation { text: String, reason: &'static str },
-    VersionMismatch { clause_id: String, resolved: String },
-    UnknownClause { clause_id: String },
-    NotRetrieved { clause_id: String },
-    RetiredClause { clause_id: String },
-    UngroundedFact { fact: String },
-    LowConfidence { confidence: f64, threshold: f64 },
-    OutputPii { kind: &'static str },
+    MalformedCitation {
+        text: String,
+        reason: &'static str,
+    },
+    VersionMismatch {
+        clause_id: String,
+        resolved: String,
+    },
+    UnknownClause {
+        clause_id: String,
+    },
+    NotRetrieved {
+        clause_id: String,
+    },
+    RetiredClause {
+        clause_id: String,
+    },
+    UngroundedFact {
+        fact: String,
+    },
+    LowConfidence {
+        confidence: f64,
+        threshold: f64,
+    },
+    OutputPii {
+        kind: &'static str,
+    },
+    /// A decision the rules it cites do not support.
+    DecisionUnsupported {
+        problem: String,
+    },
 }
 
 impl JudgeReason {
@@ -44,6 +67,7 @@ impl JudgeReason {
             JudgeReason::UngroundedFact { .. } => ReasonCode::UngroundedFact,
             JudgeReason::LowConfidence { .. } => ReasonCode::LowConfidence,
             JudgeReason::OutputPii { .. } => ReasonCode::OutputPii,
+            JudgeReason::DecisionUnsupported { .. } => ReasonCode::DecisionUnsupported,
         }
     }
 }
@@ -95,6 +119,9 @@ impl fmt::Display for JudgeReason {
             JudgeReason::OutputPii { kind } => {
                 write!(f, "output_pii: the answer contains personal data ({kind})")
             }
+            JudgeReason::DecisionUnsupported { problem } => {
+                write!(f, "decision_unsupported: {problem}")
+            }
         }
     }
 }
@@ -109,6 +136,9 @@ pub struct JudgeInput<'a> {
     pub clause_exists: &'a dyn Fn(&str) -> bool,
     pub confidence: f64,
     pub escalate_below: f64,
+    /// Numbers a decision may state from its subject's data (an order's dates, the deadline
+    /// computed from them); empty for a policy answer.
+    pub data_facts: &'a BTreeSet<String>,
 }
 
 impl std::fmt::Debug for JudgeInput<'_> {
@@ -196,7 +226,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Verdict {
     }
     let body = strip_citations(answer);
     for fact in numeric_facts(&body) {
-        if !grounded_facts.contains(&fact) {
+        if !grounded_facts.contains(&fact) && !input.data_facts.contains(&fact) {
             reasons.push(JudgeReason::UngroundedFact { fact });
         }
     }

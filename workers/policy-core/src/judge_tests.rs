@@ -29,6 +29,7 @@ fn verdict(answer: &str, confidence: f64) -> Verdict {
         clause_exists: &known,
         confidence,
         escalate_below: 0.5,
+        data_facts: &Default::default(),
     })
 }
 
@@ -162,6 +163,7 @@ fn output_pii_is_blocked() {
 fn contact_details_quoted_from_the_clause_are_not_personal_data() {
     let clause = "Write to returns@northwind.example within 30 days.";
     let retrieved = [retrieved("eu-v4#sec-3.2", clause, false)];
+    let no_data = std::collections::BTreeSet::new();
     let input = |answer| JudgeInput {
         answer,
         resolved_version: "eu-v4",
@@ -169,6 +171,7 @@ fn contact_details_quoted_from_the_clause_are_not_personal_data() {
         clause_exists: &known,
         confidence: 0.9,
         escalate_below: 0.5,
+        data_facts: &no_data,
     };
     assert!(judge(&input(
         "Write to returns@northwind.example within 30 days. [clause: eu-v4#sec-3.2]"
@@ -197,6 +200,7 @@ fn citing_a_retired_stub_fails_closed_even_when_otherwise_grounded() {
         clause_exists: &known,
         confidence: 0.95,
         escalate_below: 0.5,
+        data_facts: &Default::default(),
     });
     assert_eq!(codes(&v), ["retired_version"]);
     assert!(v.reasons[0].to_string().contains("eu-v4#sec-3.2"));

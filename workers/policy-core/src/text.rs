@@ -439,7 +439,7 @@ fn is_unit_suffix(rest: &str) -> bool {
         .any(|u| rest.starts_with(u))
 }
 
-fn normalize_number(raw: &str) -> String {
+pub(crate) fn normalize_number(raw: &str) -> String {
     // "1,000" → "1000" (thousands), "9,99" → "9.99" (decimal comma), "1.000,00" → "1000"
     // (the last separator of a mixed number is the decimal mark), "30.00" → "30".
     let plain = match (raw.rfind('.'), raw.rfind(',')) {

@@ -130,6 +130,11 @@ impl Chain {
         }
     }
 
+    /// The same chain deciding with the orders and employees of `sources`.
+    pub fn with_sources(&self, sources: crate::facts::Sources) -> Chain {
+        self.with_enricher(self.enrich.as_ref().clone().with_sources(sources))
+    }
+
     /// The same chain retrieving from another backend.
     pub fn with_retrieve(&self, retrieve: RetrieveStage) -> Chain {
         Chain {

@@ -4,26 +4,48 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
-use policy_avro::Enrichment;
+use policy_avro::{ChatTurn, Enrichment};
 use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
 use policy_core::injection::Signal;
+use policy_core::intent::{detect_intent, TurnSubjects};
 use policy_core::version::VersionOutcome;
-use policy_core::{resolve_region, ReasonCode, RegionSignals, VersionResolver};
+use policy_core::{resolve_region, Intent, ReasonCode, RegionSignals, VersionResolver};
 use policy_search::retriever::SharedEmbedder;
 
 use crate::config::PipelineConfig;
+use crate::decide::{look_up, subject_of, SubjectLookup};
+use crate::facts::Sources;
 use crate::guard::AttackLibrary;
 use crate::outcome::{escalation, Outcome};
 use crate::stage::{Stage, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Received, Turn};
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Enricher {
     resolver: VersionResolver,
     max_question_chars: usize,
     injection_threshold: f64,
     /// Similarity to known attacks, when a library and the model are at hand.
     guard: Option<(Arc<AttackLibrary>, SharedEmbedder)>,
+    /// The order system and employee directory decisions look their subject up in.
+    sources: Option<Sources>,
+}
+
+/// What enrich fetched before its pure part: the weight of the attack library's evidence
+/// ([`AttackLibrary::evidence`]) and, for a decision, its subject from the source of truth.
+#[derive(Debug, Default)]
+pub struct Prefetched {
+    pub attack_similarity: f64,
+    pub subject: Option<SubjectLookup>,
+}
+
+impl Prefetched {
+    pub fn similarity(attack_similarity: f64) -> Prefetched {
+        Prefetched {
+            attack_similarity,
+            subject: None,
+        }
+    }
 }
 
 /// The question as the pipeline sees it: sanitised, personal data redacted.
@@ -47,7 +69,25 @@ impl Enricher {
             max_question_chars: config.max_question_chars,
             injection_threshold: config.injection_threshold,
             guard: None,
+            sources: None,
         }
+    }
+
+    /// The same stage looking decisions' orders and employees up in `sources`.
+    pub fn with_sources(mut self, sources: Sources) -> Enricher {
+        self.sources = Some(sources);
+        self
+    }
+
+    fn intent(ctx: &TurnContext, question: &str, turn: &ChatTurn) -> Intent {
+        detect_intent(
+            question,
+            TurnSubjects {
+                has_order: turn.order_id.is_some(),
+                has_employee: turn.employee_id.is_some(),
+            },
+            ctx.serving.corpus.expense_words(),
+        )
     }
 
     /// The same stage also weighing the similarity to a library of known attacks.
@@ -94,13 +134,12 @@ impl Enricher {
         }
     }
 
-    /// The pure part of the stage: everything but waiting. `attack_similarity` is the weight
-    /// of the library's evidence ([`AttackLibrary::evidence`]).
+    /// The pure part of the stage: everything but waiting.
     pub fn enrich(
         &self,
         ctx: &TurnContext,
         turn: Turn<Received>,
-        attack_similarity: f64,
+        prefetched: Prefetched,
     ) -> Step<Enriched> {
         let stop = |turn: &Turn<Received>, enrichment: Option<&Enrichment>, code, reasons| {
             Step::Done(Box::new(escalation(turn, enrichment, None, code, reasons)))
@@ -119,8 +158,9 @@ impl Enricher {
                 vec!["the question contains no words".into()],
             );
         }
+        let intent = Self::intent(ctx, &question, &turn.turn);
         let injection = assess_injection(&question)
-            .with_evidence(Signal::KnownAttackSimilarity, attack_similarity);
+            .with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;
         let mut enrichment = Enrichment {
             sanitized_question: question,
@@ -130,6 +170,7 @@ impl Enricher {
             manifest_sha: serving.manifest_sha.clone(),
             manifest_git_sha: serving.git_sha.clone(),
             effective_at: turn.turn.purchase_at,
+            intent: intent.as_str().into(),
             ..Default::default()
         };
         if injection.score >= self.injection_threshold {
@@ -151,14 +192,47 @@ impl Enricher {
                 vec![reason],
             );
         }
+        let subject = match prefetched
+            .subject
+            .map(|lookup| subject_of(lookup, &turn.turn))
+        {
+            Some(Ok(subject)) => Some(subject),
+            Some(Err((code, reason))) => return stop(&turn, Some(&enrichment), code, vec![reason]),
+            None => None,
+        };
         let signals = RegionSignals {
             session: turn.turn.session_region.as_deref(),
             billing: turn.turn.billing_region.as_deref(),
             ip: turn.turn.ip_region.as_deref(),
         };
-        let region = match resolve_region(signals) {
-            Ok(region) => region,
-            Err(e) => {
+        // The order ships under its own region's policy, an employee works under the one the
+        // directory names: the source of truth outranks the session's signals.
+        let authoritative = subject.as_ref().and_then(|s| {
+            let key = if s.kind == "order" {
+                "region"
+            } else {
+                "policy_region"
+            };
+            let source = if s.kind == "order" {
+                "order"
+            } else {
+                "directory"
+            };
+            s.fields.get(key).map(|r| (r.trim().to_lowercase(), source))
+        });
+        match (authoritative, resolve_region(signals)) {
+            (Some((region, source)), signals) => {
+                enrichment.region_disagreement = signals.as_ref().is_ok_and(|s| s.region != region);
+                enrichment.region = region;
+                enrichment.region_source = source.to_string();
+            }
+            (None, Ok(region)) => {
+                enrichment.region = region.region.clone();
+                enrichment.region_source = region.source.as_str().to_string();
+                enrichment.region_disagreement = region.disagreement;
+                enrichment.region_low_confidence = region.low_confidence;
+            }
+            (None, Err(e)) => {
                 return stop(
                     &turn,
                     Some(&enrichment),
@@ -166,17 +240,46 @@ impl Enricher {
                     vec![e.to_string()],
                 )
             }
+        }
+        let region = enrichment.region.clone();
+        // A decision about an order uses the version in force when the order was placed, as
+        // the order system records it; an expense request the one in force at its date.
+        let effective = match subject.as_ref().map(|s| (s.kind.as_str(), s)) {
+            Some(("order", s)) => {
+                match s
+                    .fields
+                    .get("placed_at")
+                    .map(|p| policy_core::parse_instant(p))
+                {
+                    Some(Ok(placed)) => Some(placed),
+                    _ => {
+                        let reason = format!(
+                            "order `{}` from {} has no valid `placed_at`",
+                            s.id, s.source
+                        );
+                        return stop(
+                            &turn,
+                            Some(&enrichment),
+                            ReasonCode::SourceUnavailable,
+                            vec![reason],
+                        );
+                    }
+                }
+            }
+            Some(_) => turn
+                .turn
+                .purchase_at
+                .or(Some(turn.turn.sent_at))
+                .and_then(instant),
+            None => turn.turn.purchase_at.and_then(instant),
         };
-        enrichment.region = region.region.clone();
-        enrichment.region_source = region.source.as_str().to_string();
-        enrichment.region_disagreement = region.disagreement;
-        enrichment.region_low_confidence = region.low_confidence;
-        let effective = turn.turn.purchase_at.and_then(instant);
+        enrichment.effective_at = effective.map(|e| e.timestamp_millis());
+        enrichment.subject = subject;
         // A turn always carries its send time; `now` only stands in for a corrupt one.
         let as_of = instant(turn.turn.sent_at).unwrap_or_else(Utc::now);
         match self
             .resolver
-            .resolve(&serving.manifest, &region.region, effective, as_of)
+            .resolve(&serving.manifest, &region, effective, as_of)
         {
             VersionOutcome::Resolved {
                 version,
@@ -225,12 +328,15 @@ impl Stage for Enricher {
     fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Received>) -> StageFuture<'a, Enriched> {
         Box::pin(async move {
             let prepared = self.prepare(&turn.turn.question);
-            let similarity = if prepared.unusable {
-                0.0
-            } else {
-                self.attack_similarity(&prepared.question).await
+            if prepared.unusable {
+                return Ok(self.enrich(ctx, turn, Prefetched::default()));
+            }
+            let intent = Self::intent(ctx, &prepared.question, &turn.turn);
+            let prefetched = Prefetched {
+                attack_similarity: self.attack_similarity(&prepared.question).await,
+                subject: look_up(intent, &turn.turn, self.sources.as_ref()).await,
             };
-            Ok(self.enrich(ctx, turn, similarity))
+            Ok(self.enrich(ctx, turn, prefetched))
         })
     }
 }

@@ -12,7 +12,11 @@ fn run(turn: policy_avro::ChatTurn) -> Step<Enriched> {
     let ctx = TurnContext {
         serving: Arc::new(ServingState::from_corpus(tiny_corpus())),
     };
-    Enricher::new(&PipelineConfig::default()).enrich(&ctx, Turn::new(turn, input(0), 0), 0.0)
+    Enricher::new(&PipelineConfig::default()).enrich(
+        &ctx,
+        Turn::new(turn, input(0), 0),
+        Prefetched::default(),
+    )
 }
 
 fn reason(step: Step<Enriched>) -> ReasonCode {
@@ -159,7 +163,10 @@ fn similarity_to_known_attacks_can_tip_a_question_over() {
             0,
         )
     };
-    assert!(matches!(enricher.enrich(&ctx, turn(), 0.0), Step::Next(_)));
-    let step = enricher.enrich(&ctx, turn(), 0.9);
+    assert!(matches!(
+        enricher.enrich(&ctx, turn(), Prefetched::default()),
+        Step::Next(_)
+    ));
+    let step = enricher.enrich(&ctx, turn(), Prefetched::similarity(0.9));
     assert_eq!(reason(step), ReasonCode::PromptInjection);
 }

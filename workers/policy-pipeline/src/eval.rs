@@ -25,6 +25,11 @@ pub struct Counts {
     pub grounded_answers: usize,
     pub wrong_version_answers: usize,
     pub facts_contained: usize,
+    /// Cases expecting a decision (`expected_eligible`), and those decided as expected.
+    pub decisions_expected: usize,
+    pub decisions_correct: usize,
+    /// Decisions served as eligible / approved that the case did not expect to be: the alarm.
+    pub false_approvals: usize,
 }
 
 fn ratio(n: usize, d: usize) -> f64 {
@@ -54,6 +59,9 @@ pub struct Metrics {
     pub deflection_rate: f64,
     pub escalation_precision: f64,
     pub escalation_recall: f64,
+    /// Of cases expecting a decision: decided as expected.
+    pub decision_accuracy: f64,
+    pub false_approvals: usize,
 }
 
 impl Counts {
@@ -74,6 +82,8 @@ impl Counts {
             deflection_rate: ratio(self.answered, self.cases),
             escalation_precision: ratio(self.escalated_correctly, escalated),
             escalation_recall: ratio(self.escalated_correctly, self.expected_escalate),
+            decision_accuracy: ratio(self.decisions_correct, self.decisions_expected),
+            false_approvals: self.false_approvals,
         }
     }
 }
@@ -118,6 +128,9 @@ pub struct CaseResult {
     /// Of an expected answer that was answered: every expected fact is in the answer.
     pub facts_contained: Option<bool>,
     pub confidence: Option<f64>,
+    pub intent: String,
+    /// A decision's eligible / approved.
+    pub eligible: Option<bool>,
 }
 
 /// Escalations that say "the policy in force does not answer this": the answerability gate.
@@ -156,6 +169,8 @@ pub struct Evaluation {
     pub by_decay_class: BTreeMap<String, Counts>,
     /// Per case tag (`injection`, `cutover`, `paraphrase`...): a case counts under each tag.
     pub by_tag: BTreeMap<String, Counts>,
+    /// Per intent: the case's expected intent, else the one the pipeline detected.
+    pub by_intent: BTreeMap<String, Counts>,
     /// Escalations per reason code.
     pub by_reason: BTreeMap<String, usize>,
     pub answerability: Answerability,
@@ -174,6 +189,13 @@ fn describe(outcome: &Outcome) -> String {
             )
         }
         Outcome::Escalate(e) => format!("escalate ({}): {}", e.reason_code, e.reasons.join("; ")),
+    }
+}
+
+fn intent_of(outcome: &Outcome) -> &str {
+    match outcome {
+        Outcome::Answer(a) => &a.intent,
+        Outcome::Escalate(e) => &e.intent,
     }
 }
 
@@ -215,7 +237,13 @@ impl Evaluation {
                 if !grounded {
                     c.wrong_version_answers = 1;
                 }
-                for (clause_id, segment) in cited_segments(&a.answer_text) {
+                // A decision states its subject's dates and amounts next to the rule's clause;
+                // the judge checks those against the data, so precision looks at answers only.
+                let segments = match &a.decision {
+                    Some(_) => Vec::new(),
+                    None => cited_segments(&a.answer_text),
+                };
+                for (clause_id, segment) in segments {
                     // A citation is precise when the clause it names states every fact of the
                     // text attached to it.
                     let clause_facts = clause_text(&clause_id)
@@ -264,6 +292,26 @@ impl Evaluation {
                 }
             }
         }
+        let decision = match outcome {
+            Outcome::Answer(a) => a.decision.as_ref(),
+            Outcome::Escalate(_) => None,
+        };
+        if let Some(expected) = case.expected_eligible {
+            c.decisions_expected = 1;
+            let decided = decision.map(|d| d.eligible);
+            c.decisions_correct = (expected_answer && decided == Some(expected)) as usize;
+            // An answer that is not the expected decision (another decision, or a policy answer
+            // where a decision was due) is a wrong outcome.
+            if c.answered == 1 && expected_answer && decided != Some(expected) {
+                c.outcome_correct = 0;
+                failure = Some(format!("decision eligible={expected}"));
+            }
+        }
+        let expected_eligible = expected_answer && case.expected_eligible == Some(true);
+        c.false_approvals = (decision.is_some_and(|d| d.eligible) && !expected_eligible) as usize;
+        if c.false_approvals == 1 && failure.is_none() {
+            failure = Some("no approval".into());
+        }
         let reason = outcome.reason_code();
         self.record_answerability(case, reason);
         if let Some(reason) = reason {
@@ -297,6 +345,8 @@ impl Evaluation {
                 Outcome::Answer(a) => Some(a.confidence),
                 Outcome::Escalate(e) => e.context.get("confidence").and_then(|c| c.parse().ok()),
             },
+            intent: intent_of(outcome).to_string(),
+            eligible: decision.map(|d| d.eligible),
         });
         if let Some(expected) = failure {
             self.failures.push(Failure {
@@ -329,6 +379,11 @@ impl Evaluation {
         for tag in &case.tags {
             self.by_tag.entry(tag.clone()).or_default().add(&c);
         }
+        let intent = case
+            .expected_intent
+            .clone()
+            .unwrap_or_else(|| intent_of(outcome).to_string());
+        self.by_intent.entry(intent).or_default().add(&c);
     }
 
     fn record_answerability(&mut self, case: &GoldenCase, reason: Option<ReasonCode>) {
@@ -367,5 +422,8 @@ impl Counts {
         self.grounded_answers += o.grounded_answers;
         self.wrong_version_answers += o.wrong_version_answers;
         self.facts_contained += o.facts_contained;
+        self.decisions_expected += o.decisions_expected;
+        self.decisions_correct += o.decisions_correct;
+        self.false_approvals += o.false_approvals;
     }
 }

@@ -30,12 +30,14 @@ pub const TINY_MANIFEST: &str = r#"{"regions": {
   ]}
 }}"#;
 
-fn document(version_id: &str, window_days: u32, extra: &str) -> Document {
+/// The returns document of the tiny corpus for `version_id`, with its return window.
+pub fn returns_document(version_id: &str, window_days: u32, extra: &str) -> Document {
     Document {
         version_id: version_id.into(),
         file_name: "01-returns.md".into(),
         content: format!(
             "# Returns\n\n## 3. Returns\n\n### 3.2 Return window\n\n<!-- topic: return_window -->\n\
+             <!-- rule: return_window_days={window_days} window_from=delivery -->\n\
              You may return most items within {window_days} days of delivery. Items must be unused.\n\n\
              ### 3.4 Refunds\n\n<!-- topic: refund_timing -->\n\
              Refunds are paid to the original payment method within 14 days.\n\n{extra}"
@@ -51,9 +53,9 @@ pub fn tiny_corpus() -> Arc<Corpus> {
     Arc::new(Corpus::from_documents(
         manifest,
         vec![
-            document("eu-v1", 14, fee),
-            document("eu-v2", 30, ""),
-            document("us-v1", 30, ""),
+            returns_document("eu-v1", 14, fee),
+            returns_document("eu-v2", 30, ""),
+            returns_document("us-v1", 30, ""),
         ],
         BTreeMap::new(),
     ))

@@ -12,6 +12,7 @@ use policy_core::judge::REFUSAL;
 use policy_core::{QueryExpansion, ReasonCode, RetrievedClause, Tier};
 
 use crate::config::PipelineConfig;
+use crate::decide::{decide, to_wire};
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Drafted, Retrieval, Retrieved, Turn};
 
@@ -137,7 +138,48 @@ impl GenerateStage {
         &self.generator
     }
 
-    async fn generate(&self, turn: Turn<Retrieved>) -> Result<Step<Drafted>, StageError> {
+    /// A decision is stated by [`crate::decide`], never by a language model: its numbers come
+    /// from the rules and the subject's data only.
+    fn draft_decision(&self, ctx: &TurnContext, turn: Turn<Retrieved>) -> Step<Drafted> {
+        let Retrieved {
+            enrichment,
+            retrieval,
+        } = &turn.state;
+        let decision = match decide(&ctx.serving, enrichment, retrieval, turn.turn.sent_at) {
+            Ok(decision) => decision,
+            Err(undecided) => {
+                return Step::Done(Box::new(
+                    turn.escalate(undecided.code, vec![undecided.reason]),
+                ))
+            }
+        };
+        let subject = enrichment.subject.clone().unwrap_or_default();
+        let draft = Draft {
+            text: decision.text.clone(),
+            generator: "decision".into(),
+            attempts: 1,
+            decision: Some(Box::new(to_wire(&decision, &subject))),
+            ..Draft::default()
+        };
+        let Retrieved {
+            enrichment,
+            retrieval,
+        } = turn.state.clone();
+        Step::Next(turn.advance(Drafted {
+            enrichment,
+            retrieval,
+            draft,
+        }))
+    }
+
+    async fn generate(
+        &self,
+        ctx: &TurnContext,
+        turn: Turn<Retrieved>,
+    ) -> Result<Step<Drafted>, StageError> {
+        if turn.state.enrichment.subject.is_some() {
+            return Ok(self.draft_decision(ctx, turn));
+        }
         let Retrieved {
             enrichment,
             retrieval,
@@ -171,6 +213,7 @@ impl GenerateStage {
             rejected: Vec::new(),
             llm_calls: generated.llm_calls as i32,
             completion_tokens: generated.completion_tokens as i32,
+            decision: None,
         };
         let Retrieved {
             enrichment,
@@ -192,8 +235,8 @@ impl Stage for GenerateStage {
         StageName::Generate
     }
 
-    fn run<'a>(&'a self, _: &'a TurnContext, turn: Turn<Retrieved>) -> StageFuture<'a, Drafted> {
-        Box::pin(self.generate(turn))
+    fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Retrieved>) -> StageFuture<'a, Drafted> {
+        Box::pin(self.generate(ctx, turn))
     }
 }
 

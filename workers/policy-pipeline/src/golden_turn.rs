@@ -30,8 +30,11 @@ pub fn turn_for_case(case: &GoldenCase) -> Result<ChatTurn, String> {
         billing_region: case.billing_region.clone(),
         ip_region: case.ip_region.clone(),
         purchase_at,
-        order_id: None,
-        employee_id: case.employee_level.as_ref().map(|l| format!("level-{l}")),
+        order_id: case.order_id.clone(),
+        employee_id: case
+            .employee_id
+            .clone()
+            .or_else(|| case.employee_level.as_ref().map(|l| format!("level-{l}"))),
         sent_at,
         order_facts,
     })

@@ -5,9 +5,10 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use policy_avro::{Citation, Draft, Generation, PolicyAnswer};
-use policy_core::judge::{judge, JudgeInput, Verdict};
+use policy_core::judge::{judge, JudgeInput, JudgeReason, Verdict};
 use policy_core::{ClauseRef, JudgeVerdict};
 
+use crate::decide::{data_facts, decision_problems};
 use crate::generate::{GenerateError, GenerationRequest, Generator};
 use crate::outcome::{now_millis, Outcome};
 use crate::serving::ServingState;
@@ -27,14 +28,24 @@ pub fn verdict_for(turn: &Turn<Drafted>, serving: &ServingState, escalate_below:
         retrieval,
         draft,
     } = &turn.state;
-    judge(&JudgeInput {
+    let data_facts = data_facts(enrichment.subject.as_ref(), draft.decision.as_deref());
+    let mut verdict = judge(&JudgeInput {
         answer: &draft.text,
         resolved_version: &enrichment.version_id,
         retrieved: &retrieval.clauses,
         clause_exists: &|id| serving.clause_exists(id),
         confidence: retrieval.confidence,
         escalate_below,
-    })
+        data_facts: &data_facts,
+    });
+    if let Some(decision) = &draft.decision {
+        verdict.reasons.extend(
+            decision_problems(serving, &enrichment.version_id, decision, &draft.text)
+                .into_iter()
+                .map(|problem| JudgeReason::DecisionUnsupported { problem }),
+        );
+    }
+    verdict
 }
 
 impl JudgeStage {
@@ -56,7 +67,9 @@ impl JudgeStage {
         mut turn: Turn<Drafted>,
     ) -> Result<Outcome, StageError> {
         let mut verdict = verdict_for(&turn, serving, self.escalate_below);
-        if !verdict.passed() && self.generator.retries_on_rejection() {
+        // A decision is never rewritten by a model: its rejection stands.
+        let retry = self.generator.retries_on_rejection() && turn.state.draft.decision.is_none();
+        if !verdict.passed() && retry {
             let Drafted {
                 enrichment,
                 retrieval,
@@ -125,6 +138,7 @@ pub fn outcome(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -
                     .insert("draft_citations".into(), verdict.cited.join(","));
                 let generation = generation(&turn.state.retrieval, &turn.state.draft);
                 generation.write_context(&mut escalation.context);
+                escalation.decision = turn.state.draft.decision.as_deref().cloned();
             }
             outcome
         }
@@ -212,5 +226,7 @@ fn answer(turn: Turn<Drafted>, verdict: &Verdict, serving: &ServingState) -> Out
         ip_region: turn.turn.ip_region,
         generation,
         received,
+        intent: enrichment.intent,
+        decision: draft.decision.map(|d| *d),
     })
 }

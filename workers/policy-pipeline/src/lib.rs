@@ -5,11 +5,14 @@
 //! latency and metrics either way. The wire format (`TurnState`) is converted in [`wire`].
 
 pub mod answerability;
+pub mod breaker;
 pub mod chain;
 pub mod config;
+pub mod decide;
 pub mod embedded;
 pub mod enrich;
 pub mod eval;
+pub mod facts;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod fakes;
 pub mod generate;

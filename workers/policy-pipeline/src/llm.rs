@@ -11,10 +11,12 @@
 //! - when the LLM gives up, the extractive generator answers (the default) or the turn escalates
 //!   with `generator_unavailable`; either way the reason is on the outcome.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use backon::{BackoffBuilder, ExponentialBuilder};
+
+pub use crate::breaker::CircuitBreaker;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -256,59 +258,6 @@ impl std::fmt::Display for CallError {
     }
 }
 
-/// Stops calling an endpoint after `failures` consecutive failures, for `cooldown`; then lets
-/// calls through again, and one more failure re-opens it at once.
-#[derive(Debug)]
-pub struct CircuitBreaker {
-    failures: u32,
-    cooldown: Duration,
-    state: Mutex<BreakerState>,
-}
-
-#[derive(Debug, Default)]
-struct BreakerState {
-    consecutive_failures: u32,
-    open_until: Option<Instant>,
-}
-
-impl CircuitBreaker {
-    pub fn new(failures: u32, cooldown: Duration) -> CircuitBreaker {
-        CircuitBreaker {
-            failures: failures.max(1),
-            cooldown,
-            state: Mutex::default(),
-        }
-    }
-
-    /// `Some(remaining)` while the breaker is open.
-    pub fn open_for(&self) -> Option<Duration> {
-        let state = self.state.lock().expect("breaker lock");
-        state
-            .open_until
-            .and_then(|until| until.checked_duration_since(Instant::now()))
-            .filter(|left| !left.is_zero())
-    }
-
-    pub fn record_success(&self) {
-        *self.state.lock().expect("breaker lock") = BreakerState::default();
-    }
-
-    pub fn record_failure(&self) {
-        let mut state = self.state.lock().expect("breaker lock");
-        state.consecutive_failures += 1;
-        if state.consecutive_failures >= self.failures {
-            if state.open_until.is_none_or(|until| until <= Instant::now()) {
-                tracing::warn!(
-                    failures = state.consecutive_failures,
-                    cooldown_secs = self.cooldown.as_secs_f64(),
-                    "LLM circuit breaker open"
-                );
-            }
-            state.open_until = Some(Instant::now() + self.cooldown);
-        }
-    }
-}
-
 #[derive(Debug)]
 pub struct OpenAiGenerator {
     settings: LlmSettings,
@@ -329,6 +278,7 @@ impl OpenAiGenerator {
             .build()
             .map_err(|e| GenerateError::Failed(e.to_string()))?;
         let breaker = CircuitBreaker::new(
+            "llm",
             settings.breaker_failures,
             Duration::from_secs(settings.breaker_cooldown_secs),
         );

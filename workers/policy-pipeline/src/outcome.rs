@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use policy_avro::{Enrichment, Escalation, PolicyAnswer};
-use policy_core::ReasonCode;
+use policy_core::{Intent, ReasonCode};
 
 use crate::state::{Retrieval, StateParts, Turn};
 
@@ -106,6 +106,12 @@ pub fn escalation<S>(
         .map(|e| e.region.as_str())
         .filter(|r| !r.is_empty())
         .unwrap_or("unknown region");
+    // The gate's finding is the turn's intent: the question is outside what the corpus covers.
+    let intent = match (code, enrichment) {
+        (ReasonCode::OutOfScope, _) => Intent::OutOfScope.as_str().to_string(),
+        (_, Some(e)) if !e.intent.is_empty() => e.intent.clone(),
+        _ => Intent::PolicyFaq.as_str().to_string(),
+    };
     let summary = format!(
         "Customer question needs a human agent ({code}); region {region}: \"{}\"",
         question.chars().take(200).collect::<String>()
@@ -130,5 +136,7 @@ pub fn escalation<S>(
         topic: None,
         ip_region: turn.turn.ip_region.clone(),
         received: Some(turn.received()),
+        intent,
+        decision: None,
     })
 }

@@ -11,6 +11,7 @@ use policy_search::{
 };
 
 use crate::answerability::{topic_of, AnswerabilityGate, VersionMatch};
+use crate::decide::rule_evidence;
 use crate::outcome::Outcome;
 use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
@@ -230,12 +231,85 @@ impl RetrieveStage {
         matches
     }
 
+    /// Evidence for a decision: the version's rule clauses for an order; for an expense
+    /// request, the search hits (which kind of expense it is), best first. The answerability
+    /// gate does not apply: the subject's data, not the question's wording, scopes it.
+    async fn retrieve_for_decision(
+        &self,
+        ctx: &TurnContext,
+        turn: Turn<Enriched>,
+    ) -> Result<Step<Retrieved>, StageError> {
+        let enrichment = &turn.state.enrichment;
+        let retrieval = if enrichment
+            .subject
+            .as_ref()
+            .is_some_and(|s| s.kind == "order")
+        {
+            Retrieval {
+                clauses: rule_evidence(&ctx.serving, &enrichment.version_id),
+                confidence: 1.0,
+                tier: Tier::Answer,
+                backend: "decision".into(),
+                expansion: QueryExpansion::default(),
+            }
+        } else {
+            let found = self
+                .candidates(
+                    &enrichment.sanitized_question,
+                    &enrichment.region,
+                    &enrichment.version_id,
+                )
+                .await;
+            let (expansion, hits) = match found {
+                Ok(found) => found,
+                Err(e @ SearchError::BoundaryViolation { .. }) => {
+                    return Ok(Step::Done(Box::new(turn.escalate(
+                        ReasonCode::RetrievalBoundaryViolation,
+                        vec![e.to_string()],
+                    ))))
+                }
+                Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
+            };
+            // The decision chooses among the clauses that carry an expense rule: how sure the
+            // choice is depends on how clearly the best of them beats the others.
+            let carries_rule = |id: &str| {
+                ctx.serving
+                    .corpus
+                    .clause(id)
+                    .is_some_and(|c| c.rules.contains_key("expense"))
+            };
+            let mut hits: Vec<_> = self
+                .reranker
+                .rerank(&enrichment.sanitized_question, &expansion, hits)
+                .into_iter()
+                .filter(|h| carries_rule(&h.clause_id))
+                .collect();
+            hits.truncate(self.top_k);
+            let confidence = self.reranker.confidence(&hits);
+            Retrieval {
+                clauses: hits.into_iter().map(retrieved).collect(),
+                confidence,
+                tier: self.tiers.tier(confidence),
+                backend: self.retriever.backend().to_string(),
+                expansion,
+            }
+        };
+        let enrichment = turn.state.enrichment.clone();
+        Ok(Step::Next(turn.advance(Retrieved {
+            enrichment,
+            retrieval,
+        })))
+    }
+
     async fn retrieve(
         &self,
         ctx: &TurnContext,
         turn: Turn<Enriched>,
     ) -> Result<Step<Retrieved>, StageError> {
         let enrichment = &turn.state.enrichment;
+        if enrichment.subject.is_some() {
+            return self.retrieve_for_decision(ctx, turn).await;
+        }
         if let Some(gate) = &self.gate {
             let foreign = gate.foreign(
                 &ctx.serving,

@@ -35,6 +35,8 @@ pub(crate) struct EvalArgs {
     #[arg(long, default_value_t = 0)]
     max_wrong_version_answers: usize,
     #[arg(long, default_value_t = 0)]
+    max_false_approvals: usize,
+    #[arg(long, default_value_t = 0)]
     max_attacks_answered: usize,
     #[arg(long, default_value_t = 0.02)]
     max_benign_flagged_rate: f64,
@@ -69,6 +71,7 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             min_outcome_accuracy: args.min_outcome_accuracy,
             min_expected_clause_citation: args.min_expected_clause_citation,
             max_wrong_version_answers: args.max_wrong_version_answers,
+            max_false_approvals: args.max_false_approvals,
             max_attacks_answered: args.max_attacks_answered,
             max_benign_flagged_rate: args.max_benign_flagged_rate,
         },

@@ -7,6 +7,7 @@ mod bench;
 mod calibrate;
 mod eval;
 mod explain;
+mod facts;
 mod loadtest;
 mod manifest;
 mod policy;
@@ -46,6 +47,12 @@ enum Command {
     /// Policy corpus in Git: validate a revision and publish it to the reindex workers.
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
+    /// The order system's records on the compacted orders topic (the workers' embedded default).
+    #[command(subcommand)]
+    Orders(facts::FactsCommand),
+    /// The employee directory's records on the compacted employees topic.
+    #[command(subcommand)]
+    Employees(facts::FactsCommand),
     /// Run a pipeline stage (or all of them) as a consumer-group worker.
     Worker(worker::WorkerArgs),
     /// Send one question through the running workers and print the outcome.
@@ -157,6 +164,8 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Topics(c) => topics::run(c).await,
         Command::Manifest(c) => manifest::run(c).await,
         Command::Policy(c) => policy::run(c).await,
+        Command::Orders(c) => facts::run(policy_app::facts::Subject::Orders, c).await,
+        Command::Employees(c) => facts::run(policy_app::facts::Subject::Employees, c).await,
         Command::Schemas(c) => schemas::run(c).await,
         Command::Eval(args) => eval::run(args).await,
         Command::Calibrate(args) => calibrate::run(args).await,

@@ -122,3 +122,47 @@ fn schema_compat_rejects_breaking_change() {
         "adding a field is forward compatible"
     );
 }
+
+/// Copies `from` into `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_rule_that_disagrees_with_its_clause_fails_the_check_naming_the_clause() {
+    let file = "us/v3/02-returns-and-refunds.md";
+    let original = std::fs::read_to_string(repo().join("golden/policies").join(file)).unwrap();
+    assert!(original.contains("<!-- rule: return_window_days=45 window_from=delivery -->"));
+    for (edit, what) in [
+        // Legal changes the text, not the rule...
+        (
+            original.replace("within 45 days of delivery", "within 50 days of delivery"),
+            "text",
+        ),
+        // ...or the rule, not the text.
+        (
+            original.replace("return_window_days=45", "return_window_days=50"),
+            "rule",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&repo().join("golden/policies"), dir.path());
+        std::fs::write(dir.path().join(file), edit).unwrap();
+        let out = policyctl(&["manifest", "check", dir.path().to_str().unwrap()]);
+        assert!(!out.status.success(), "{what} edit passed:\n{}", text(&out));
+        assert!(
+            text(&out).contains("us-v3#sec-3.2: rule return_window_days="),
+            "{what} edit:\n{}",
+            text(&out)
+        );
+    }
+}

@@ -107,6 +107,69 @@ async fn golden_turns_through_the_broker() {
     db.drop().await;
 }
 
+/// Return and refund decisions over the broker: the worker materialises the compacted orders
+/// topic before it serves (half the orders loaded before it starts) and follows it live (the
+/// other half loaded after).
+#[tokio::test(flavor = "multi_thread")]
+async fn decisions_through_the_broker_from_the_orders_topic() {
+    let prefix = prefix("decisions");
+    apply_topics(&prefix);
+    let all =
+        std::fs::read_to_string(common::workers::repo().join("golden/decisions/orders.jsonl"))
+            .unwrap();
+    let lines: Vec<&str> = all.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let load = |name: &str, part: &[&str]| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, part.join("\n")).unwrap();
+        let out = policyctl()
+            .args(["orders", "load", "--topic-prefix", &prefix])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (early, late) = lines.split_at(lines.len() / 2);
+    assert!(load("early.jsonl", early).contains(&format!("loaded {} record(s)", early.len())));
+    let worker = Worker::start(&prefix);
+    worker.wait_for_log("fact view caught up", std::time::Duration::from_secs(10));
+    load("late.jsonl", late);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let out = policyctl()
+        .args([
+            "eval",
+            "--via-kafka",
+            "--json",
+            "--golden",
+            "golden/decisions/customer.jsonl",
+            "--topic-prefix",
+            &prefix,
+            "--timeout-secs",
+            "180",
+        ])
+        .output()
+        .unwrap();
+    let report = eval_report(&out);
+    assert_eq!(report["delivery"]["missing"], serde_json::json!([]));
+    let overall = &report["overall"];
+    assert_eq!(overall["false_approvals"], 0, "{overall}");
+    assert_eq!(overall["wrong_version_answers"], 0, "{overall}");
+    assert!(
+        overall["decision_accuracy"].as_f64().unwrap() >= 0.97,
+        "{overall}"
+    );
+    assert!(
+        overall["outcome_accuracy"].as_f64().unwrap() >= 0.97,
+        "{overall}"
+    );
+    assert!(worker.stop().success());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn garbage_and_unknown_schema_become_dead_letters() {
     let prefix = prefix("dlq");
