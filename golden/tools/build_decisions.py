@@ -297,6 +297,30 @@ def customer_cases():
              vid, "answer", "return_eligibility", True, window_clause, tags=["order_region"],
              session_region=other)
 
+    # us-v4 offers store credit as a goodwill gesture just past its window, and refunds annual
+    # memberships pro-rata for full months left.
+    clause, days = rule(rules, "us-v4", "return_window_days")
+    goodwill_clause, goodwill_days = rule(rules, "us-v4", "goodwill_days")
+    if goodwill_clause:
+        placed = at("2027-02-01")
+        delivered = placed + dt.timedelta(days=2)
+        oid = order("us", placed, delivered)
+        deadline = delivered + dt.timedelta(days=int(days))
+        for label, sent in [("goodwill", deadline + dt.timedelta(days=int(goodwill_days))),
+                            ("past-goodwill", deadline + dt.timedelta(days=int(goodwill_days) + 1))]:
+            case(f"dc-us-v4-{label}", "Can I still return this order?", oid, sent, "us-v4", "answer",
+                 "return_eligibility", False, clause, tags=["goodwill"])
+    pro_rata_clause, _ = rule(rules, "us-v4", "subscription_refund")
+    if pro_rata_clause:
+        placed = at("2027-01-05", 0)
+        end = at("2028-01-05", 0)
+        sub = order("us", placed, kind="subscription", amount="119.88", period_end=iso(end))
+        for label, sent, eligible in [("months-left", at("2027-06-20", 9), True),
+                                      ("last-month", at("2027-12-20", 9), False)]:
+            case(f"dc-us-v4-subscription-{label}", "I want a refund for my membership order, can I get one?",
+                 sub, sent, "us-v4", "answer", "refund_eligibility", eligible, pro_rata_clause,
+                 tags=["subscription"])
+
     # Both sides of a cutover that moves the window (us 30 -> 45 days on 2026-07-01): the same
     # question on the same day, decided by each order's own date.
     for label, placed_day, vid in [("before", "2026-06-25", "us-v2"), ("after", "2026-07-04", "us-v3")]:

@@ -62,8 +62,9 @@ def render_version(region, module, version):
                 text = body.format(**facts).strip()
                 number = f"{s}.{i}"
                 tags = [f"<!-- topic: {key} -->"]
-                if key in getattr(module, "RULES", {}):
-                    tags.append(f"<!-- rule: {module.RULES[key].format(**facts)} -->")
+                rules = dict(getattr(module, "RULES", {}), **version.get("rules", {}))
+                if key in rules:
+                    tags.append(f"<!-- rule: {rules[key].format(**facts)} -->")
                 lines += [f"### {number} {clause_title}", ""] + tags + [text, ""]
                 clauses[key] = {"id": f"{vid}#sec-{number}", "text": text, "number": number}
         files[file_name] = "\n".join(lines).rstrip() + "\n"

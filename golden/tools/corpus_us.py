@@ -69,7 +69,7 @@ CLAUSES = {
     "sub_cancel": ("How to cancel",
         "You can cancel your membership online at any time by visiting Manage Membership and selecting End Membership, or by calling Customer Service. No cancellation fee applies."),
     "sub_refund": ("Refunds on cancellation",
-        "If you have not used any membership benefits since your last payment, we will refund the full membership fee. If you have used benefits, paid members on an annual plan may be eligible for a partial refund based on the benefits used; monthly fees are not refunded."),
+        "If you have not used any membership benefits since your last payment, we will refund the full membership fee. {sub_refund_rule}"),
     "free_trial": ("Free trial",
         "Eligible customers may start a {trial_days}-day free trial. Unless you cancel before the trial ends, your membership will convert to a paid monthly membership and you will be charged the monthly fee."),
     "sub_price_change": ("Fee changes",
@@ -123,6 +123,7 @@ RULES = {
 }
 
 FACTS = {
+    "sub_refund_rule": "If you have used benefits, paid members on an annual plan may be eligible for a partial refund based on the benefits used; monthly fees are not refunded.",
     "preorder_charge_rule": "We charge your payment method when your pre-ordered item ships.",
     "preorder_delay_days": "30",
     "return_days": "30",
@@ -166,8 +167,12 @@ VERSIONS = [
     # Approved in advance: takes effect 2027-01-01 (future-dated relative to the golden run).
     {"n": 4, "from": "2027-01-01", "to": None, "approved_by": "legal-us@example.com",
      "facts": {"return_days": "60", "refund_business_days": "5", "free_ship_usd": "49",
-               "return_window_extra": "Opened items in their original condition can be returned within the same period. ",
-               "holiday_return_until": "February 15"},
+               "return_window_extra": "Opened items in their original condition can be returned within the same period. Items returned up to 7 days after the return window has closed receive store credit as a goodwill gesture instead of a refund. ",
+               "holiday_return_until": "February 15",
+               "sub_refund_rule": "If you have used benefits, an annual membership is refunded pro-rata for each full month left in the membership year; partial months and monthly fees are not refunded."},
+     # Rules this version adds to the region's (decisions read them).
+     "rules": {"return_window": "return_window_days={return_days} window_from=delivery goodwill_days=7 goodwill=store_credit",
+               "sub_refund": "subscription_refund=pro-rata"},
      "insert": {4: [("price_adjustment", None)], 6: [("sub_pause", None)]},
      # The restocking fee is retracted; price adjustment renumbers from 4.4 to 4.3.
      "remove": ["restocking_fee@4"]},

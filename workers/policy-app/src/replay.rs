@@ -307,6 +307,24 @@ pub async fn run(
             turns
         }
     };
+    if settings.corpus.data_dir.is_none() {
+        // A candidate whose rules disagree with its text would serve without those versions:
+        // refused, as `policy publish` would refuse it.
+        let policies = &settings.corpus.policies;
+        let candidate = policy_core::load_dir(policies)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", policies.display()))?;
+        let problems: Vec<&String> = candidate.rule_problems().values().flatten().collect();
+        anyhow::ensure!(
+            problems.is_empty(),
+            "{}: refused: {}",
+            policies.display(),
+            problems
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     let scratch = tempfile::tempdir()?;
     let index_dir = settings
         .corpus

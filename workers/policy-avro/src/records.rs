@@ -130,6 +130,11 @@ pub struct Decision {
     pub source: Option<String>,
     #[serde(default)]
     pub conflicts: Vec<String>,
+    /// Offered instead of what was asked (`store_credit` just past a return window), and until.
+    #[serde(default)]
+    pub offer: Option<String>,
+    #[serde(default)]
+    pub offer_until: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

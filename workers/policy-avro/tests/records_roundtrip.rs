@@ -168,6 +168,8 @@ fn decision() -> policy_avro::Decision {
         subject_id: Some("o-1".into()),
         source: Some("policy.orders".into()),
         conflicts: vec![],
+        offer: Some("store_credit".into()),
+        offer_until: Some(1_771_848_000_000),
     }
 }
 

@@ -39,6 +39,9 @@ pub struct Decision {
     pub confidence: f64,
     pub requires_human_review: bool,
     pub employee_level: Option<String>,
+    /// Offered instead of what was asked (`store_credit` as a goodwill gesture), and until when.
+    pub offer: Option<String>,
+    pub offer_until: Option<DateTime<Utc>>,
     /// What the answer says, with a citation after each rule it states.
     pub text: String,
 }
@@ -103,6 +106,8 @@ pub struct OrderFacts {
     pub kind: ItemKind,
     pub download_started: bool,
     pub amount_cents: Option<i64>,
+    /// A subscription's paid period ends (its start is `placed_at`).
+    pub period_end: Option<DateTime<Utc>>,
 }
 
 fn field<'a>(fields: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
@@ -144,6 +149,7 @@ impl OrderFacts {
             kind,
             download_started: matches!(field(fields, "download_started"), Some("true" | "yes")),
             amount_cents,
+            period_end: instant_field(fields, "period_end")?,
         })
     }
 }
@@ -225,14 +231,12 @@ pub fn decide_return(
         confidence: 1.0,
         requires_human_review: false,
         employee_level: None,
+        offer: None,
+        offer_until: None,
         text: String::new(),
     };
     match order.kind {
-        ItemKind::Subscription => {
-            return Err(Undecided::review(format!(
-                "order {id} is a subscription: its refund is decided by a person"
-            )))
-        }
+        ItemKind::Subscription => return subscription_refund(decision, order, clauses, as_of),
         ItemKind::Digital => {
             let (clause, until) = rule(clauses, "digital_return_until")
                 .ok_or_else(|| Undecided::rule_missing("digital_return_until", version))?;
@@ -327,6 +331,9 @@ pub fn decide_return(
     } else {
         format!("Order {id} {started} on {}. Items can be returned within {days} days of {from} {cite}; that window ended on {}, so it can no longer be {verb}.", day(start), day(deadline))
     };
+    if !decision.eligible {
+        goodwill(&mut decision, clauses, deadline, as_of);
+    }
     if kind == Intent::RefundEligibility && decision.eligible {
         for key in ["refund_within_days", "refund_within_business_days"] {
             if let Some((clause, n)) = rule(clauses, key) {
@@ -344,6 +351,103 @@ pub fn decide_return(
             }
         }
     }
+    Ok(decision)
+}
+
+/// Just past the window, a version may offer something instead of a refund
+/// (`goodwill_days=7 goodwill=store_credit`): the decision stays "not returnable for a refund"
+/// and carries the offer.
+fn goodwill(
+    decision: &mut Decision,
+    clauses: &[&Clause],
+    deadline: DateTime<Utc>,
+    as_of: DateTime<Utc>,
+) {
+    let Some((clause, days)) = rule(clauses, "goodwill_days") else {
+        return;
+    };
+    let Some(n) = rule_number(days).and_then(|d| d.parse::<i64>().ok()) else {
+        return;
+    };
+    let Some(offer) = clause.rules.get("goodwill") else {
+        return;
+    };
+    let until = deadline + Duration::days(n);
+    if as_of > until {
+        return;
+    }
+    decision.rules.push(used(clause, "goodwill_days", days));
+    decision.rules.push(used(clause, "goodwill", offer));
+    decision.offer = Some(offer.clone());
+    decision.offer_until = Some(until);
+    decision.reason.push_str(&format!(
+        "; {} offered until {}",
+        offer.replace('_', " "),
+        day(until)
+    ));
+    decision.text.push_str(&format!(
+        " Returned by {}, up to {days} days after the window, it receives {} as a goodwill gesture instead of a refund [clause: {}].",
+        day(until),
+        offer.replace('_', " "),
+        clause.clause_id
+    ));
+}
+
+/// Whole calendar months from `from` to `to` (0 when `to` is earlier).
+fn whole_months(from: DateTime<Utc>, to: DateTime<Utc>) -> u32 {
+    (1..=1200u32)
+        .take_while(|m| {
+            from.checked_add_months(chrono::Months::new(*m))
+                .is_some_and(|t| t <= to)
+        })
+        .last()
+        .unwrap_or(0)
+}
+
+/// A subscription's refund on cancellation: only under a `subscription_refund=pro-rata` rule,
+/// for each full month left of the paid period (partial months are not refunded); anything
+/// else is decided by a person.
+fn subscription_refund(
+    mut decision: Decision,
+    order: &OrderFacts,
+    clauses: &[&Clause],
+    as_of: DateTime<Utc>,
+) -> Result<Decision, Undecided> {
+    let id = &order.order_id;
+    let person = |why: &str| Undecided::review(format!("order {id} is a subscription: {why}"));
+    let (clause, how) = rule(clauses, "subscription_refund").ok_or_else(|| {
+        person("no pro-rata rule in this version, its refund is decided by a person")
+    })?;
+    if how != "pro-rata" {
+        return Err(person(&format!(
+            "subscription_refund={how} is decided by a person"
+        )));
+    }
+    let (Some(end), Some(paid)) = (order.period_end, order.amount_cents) else {
+        return Err(person(
+            "the order system gives no paid period end or amount",
+        ));
+    };
+    let total = whole_months(order.placed_at, end);
+    if total == 0 {
+        return Err(person("the paid period is shorter than a month"));
+    }
+    let left = whole_months(as_of, end);
+    let refund = paid * i64::from(left) / i64::from(total);
+    decision
+        .rules
+        .push(used(clause, "subscription_refund", how));
+    decision.eligible = left > 0;
+    decision.amount_cents = Some(refund);
+    decision.deadline = Some(end);
+    decision.reason = format!("{left} full month(s) left of {total}, pro-rata");
+    let cite = format!("[clause: {}]", clause.clause_id);
+    decision.text = format!(
+        "Order {id} is paid until {}. A cancellation is refunded pro-rata for each full month left {cite}: {} of the {} paid; partial months are not refunded.",
+        day(end),
+        money(refund),
+        money(paid)
+    );
     Ok(decision)
 }
 
@@ -493,6 +597,8 @@ pub fn decide_expense(
         confidence,
         requires_human_review: false,
         employee_level: Some(level.clone()),
+        offer: None,
+        offer_until: None,
         text: String::new(),
     };
     let lower = question.to_lowercase();

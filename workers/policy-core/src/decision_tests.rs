@@ -212,3 +212,81 @@ fn amounts_are_read_with_their_currency() {
     );
     assert_eq!(requested_amount("on the 9th, 3 nights"), None);
 }
+
+const V4: &str = "\
+### 3.2 Return window
+<!-- rule: return_window_days=60 window_from=delivery goodwill_days=7 goodwill=store_credit -->
+Items can be returned within 60 days of delivery. Items returned up to 7 days after the return window has closed receive store credit as a goodwill gesture instead of a refund.
+
+### 6.3 Refunds on cancellation
+<!-- rule: subscription_refund=pro-rata -->
+An annual membership is refunded pro-rata for each full month left in the membership year; partial months are not refunded.
+";
+
+#[test]
+fn just_past_the_window_a_goodwill_credit_is_offered_instead_of_a_refund() {
+    let clauses = corpus("us-v4", V4);
+    let refs: Vec<&Clause> = clauses.iter().collect();
+    let o = order(&[
+        ("placed_at", "2027-01-01T10:00:00Z"),
+        ("delivered_at", "2027-01-04T12:00:00Z"),
+    ]);
+    let deadline = Utc.with_ymd_and_hms(2027, 3, 5, 12, 0, 0).unwrap();
+    let within = decide_return(Intent::ReturnEligibility, &o, &refs, deadline).unwrap();
+    assert!(within.eligible && within.offer.is_none());
+    let goodwill = decide_return(
+        Intent::ReturnEligibility,
+        &o,
+        &refs,
+        deadline + Duration::days(7),
+    )
+    .unwrap();
+    assert!(!goodwill.eligible);
+    assert_eq!(goodwill.offer.as_deref(), Some("store_credit"));
+    assert_eq!(goodwill.offer_until, Some(deadline + Duration::days(7)));
+    assert!(
+        goodwill.text.contains("store credit as a goodwill gesture"),
+        "{}",
+        goodwill.text
+    );
+    let too_late = decide_return(
+        Intent::ReturnEligibility,
+        &o,
+        &refs,
+        deadline + Duration::days(8),
+    )
+    .unwrap();
+    assert!(too_late.offer.is_none());
+}
+
+#[test]
+fn subscriptions_are_refunded_for_full_months_left_only() {
+    let clauses = corpus("us-v4", V4);
+    let refs: Vec<&Clause> = clauses.iter().collect();
+    let sub = order(&[
+        ("placed_at", "2027-01-05T00:00:00Z"),
+        ("period_end", "2028-01-05T00:00:00Z"),
+        ("kind", "subscription"),
+        ("amount", "120.00"),
+    ]);
+    // 2027-06-20 + 6 months = 2027-12-20, still before 2028-01-05; + 7 months is past it:
+    // 6 full months left of 12.
+    let at = Utc.with_ymd_and_hms(2027, 6, 20, 9, 0, 0).unwrap();
+    let d = decide_return(Intent::RefundEligibility, &sub, &refs, at).unwrap();
+    assert!(d.eligible);
+    assert_eq!(d.amount_cents, Some(6000));
+    assert_eq!(d.policy_refs(), ["us-v4#sec-6.3"]);
+    // In the last, partial month nothing is refunded.
+    let last = Utc.with_ymd_and_hms(2027, 12, 20, 0, 0, 0).unwrap();
+    let none = decide_return(Intent::RefundEligibility, &sub, &refs, last).unwrap();
+    assert_eq!((none.eligible, none.amount_cents), (false, Some(0)));
+    // Without the rule a person decides.
+    let window_only = corpus("us-v3", RETURNS);
+    let refs: Vec<&Clause> = window_only.iter().collect();
+    assert_eq!(
+        decide_return(Intent::RefundEligibility, &sub, &refs, at)
+            .unwrap_err()
+            .code,
+        ReasonCode::HumanReviewRequired
+    );
+}

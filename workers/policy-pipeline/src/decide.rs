@@ -277,6 +277,8 @@ pub fn to_wire(decision: &Decision, subject: &Subject) -> WireDecision {
         subject_id: Some(subject.id.clone()),
         source: Some(subject.source.clone()),
         conflicts: subject.conflicts.clone(),
+        offer: decision.offer.clone(),
+        offer_until: decision.offer_until.map(|d| d.timestamp_millis()),
     }
 }
 
@@ -300,6 +302,8 @@ pub fn from_wire(wire: &WireDecision, text: &str) -> Option<Decision> {
         confidence: wire.confidence,
         requires_human_review: wire.requires_human_review,
         employee_level: wire.employee_level.clone(),
+        offer: wire.offer.clone(),
+        offer_until: wire.offer_until.and_then(DateTime::from_timestamp_millis),
         text: text.to_string(),
     })
 }
@@ -324,8 +328,12 @@ pub fn data_facts(subject: Option<&Subject>, decision: Option<&WireDecision>) ->
         }
     }
     if let Some(d) = decision {
-        if let Some(deadline) = d.deadline.and_then(DateTime::from_timestamp_millis) {
-            text.push_str(&deadline.format(" %Y-%m-%d ").to_string());
+        for instant in [d.deadline, d.offer_until]
+            .into_iter()
+            .flatten()
+            .filter_map(DateTime::from_timestamp_millis)
+        {
+            text.push_str(&instant.format(" %Y-%m-%d ").to_string());
         }
         if let Some(amount) = &d.amount {
             text.push_str(&format!(" {amount} "));

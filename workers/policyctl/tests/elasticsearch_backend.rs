@@ -45,7 +45,7 @@ async fn golden_eval_on_the_elasticsearch_backend_meets_the_thresholds() {
     assert!(out.status.success(), "{}", report["failed_thresholds"]);
     assert_eq!(report["search_backend"], "elasticsearch");
     let overall = &report["overall"];
-    assert_eq!(overall["cases"], 771);
+    assert_eq!(overall["cases"], 773);
     assert_eq!(overall["wrong_version_answers"], 0);
     assert_eq!(overall["citation_grounding_rate"], 1.0);
 

@@ -283,7 +283,7 @@ fn in_process_eval_meets_thresholds_and_reports_json() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert!(out.status.success(), "{}", report["failed_thresholds"]);
     assert_eq!(report["mode"], "in_process");
-    assert_eq!(report["overall"]["cases"], 771);
+    assert_eq!(report["overall"]["cases"], 773);
     for field in [
         "outcome_accuracy",
         "version_accuracy",

@@ -244,6 +244,7 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     let returns = candidate.path().join("eu/v4/02-returns-and-refunds.md");
     let text = std::fs::read_to_string(&returns).unwrap();
     assert!(text.contains("within 30 calendar days"));
+    // Legal changed the text but not the clause's rule: the candidate is refused, naming it.
     std::fs::write(
         &returns,
         text.replace("within 30 calendar days", "within 45 calendar days"),
@@ -251,6 +252,31 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
     .unwrap();
     let index = tempfile::tempdir().unwrap();
     let candidate_dir = candidate.path().display().to_string();
+    let refused = policyctl()
+        .args([
+            "replay",
+            "--topic-prefix",
+            &served.prefix,
+            "--policies",
+            &candidate_dir,
+        ])
+        .args(every_partition())
+        .env("CLICKHOUSE_DATABASE", &served.db.name)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("refused: eu-v4#sec-3.2: rule return_window_days=30"),
+        "{stderr}"
+    );
+    // Text and rule together, as a policy pull request would change them.
+    std::fs::write(
+        &returns,
+        text.replace("within 30 calendar days", "within 45 calendar days")
+            .replace("return_window_days=30", "return_window_days=45"),
+    )
+    .unwrap();
     let mut args = vec!["--policies", candidate_dir.as_str()];
     let ranges = every_partition();
     args.extend(ranges.iter().map(String::as_str));
