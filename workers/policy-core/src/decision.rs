@@ -13,7 +13,7 @@ use crate::clause::Clause;
 use crate::codes::{Intent, ReasonCode};
 use crate::instant::parse_instant;
 use crate::rules::{rule_number, rule_words};
-use crate::text::normalize_number;
+use crate::text::{normalize_number, number_spans};
 
 /// Below this confidence in the rule clause a decision goes to a person.
 pub const MIN_DECISION_CONFIDENCE: f64 = 0.7;
@@ -504,35 +504,20 @@ pub fn requested_amount(text: &str) -> Option<RequestedAmount> {
 
 /// Every amount of money in `text`, in order.
 pub fn amounts(text: &str) -> Vec<RequestedAmount> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len()
-            && (bytes[i].is_ascii_digit()
-                || ((bytes[i] == b'.' || bytes[i] == b',')
-                    && i + 1 < bytes.len()
-                    && bytes[i + 1].is_ascii_digit()))
-        {
-            i += 1;
-        }
-        let currency = currency_before(&text[..start]).or_else(|| currency_after(&text[i..]));
-        // Without a sign or a currency word, only cents make a number money ("180.01").
-        let cents_written = text[start..i]
-            .rsplit_once('.')
-            .is_some_and(|(_, frac)| frac.len() == 2);
-        if currency.is_some() || cents_written {
-            if let Some(cents) = parse_cents(&text[start..i]) {
-                found.push(RequestedAmount { cents, currency });
-            }
-        }
-    }
-    found
+    number_spans(text)
+        .into_iter()
+        .filter_map(|(start, end)| {
+            let currency = currency_before(&text[..start]).or_else(|| currency_after(&text[end..]));
+            // Without a sign or a currency word, only cents make a number money ("180.01").
+            let cents_written = text[start..end]
+                .rsplit_once('.')
+                .is_some_and(|(_, frac)| frac.len() == 2);
+            (currency.is_some() || cents_written)
+                .then(|| parse_cents(&text[start..end]))
+                .flatten()
+                .map(|cents| RequestedAmount { cents, currency })
+        })
+        .collect()
 }
 
 /// The words of the clauses carrying an `expense` rule: the expense's name, its class values

@@ -393,11 +393,10 @@ const NUMBER_WORDS: &[(&str, u32)] = &[
     ("hundred", 100),
 ];
 
-/// The numeric facts a text asserts (durations, amounts, percentages, counts), normalised so
-/// that "30", "thirty" and "30.00" compare equal and "1,000" equals "1000".
-pub fn numeric_facts(text: &str) -> BTreeSet<String> {
-    let mut facts = BTreeSet::new();
+/// Byte ranges of the numbers in `text`: digits with the `.` and `,` between them ("1,200.50").
+pub(crate) fn number_spans(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
+    let mut spans = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         if !bytes[i].is_ascii_digit() {
@@ -413,6 +412,17 @@ pub fn numeric_facts(text: &str) -> BTreeSet<String> {
         {
             i += 1;
         }
+        spans.push((start, i));
+    }
+    spans
+}
+
+/// The numeric facts a text asserts (durations, amounts, percentages, counts), normalised so
+/// that "30", "thirty" and "30.00" compare equal and "1,000" equals "1000".
+pub fn numeric_facts(text: &str) -> BTreeSet<String> {
+    let mut facts = BTreeSet::new();
+    let bytes = text.as_bytes();
+    for (start, i) in number_spans(text) {
         // Identifiers are not facts: "v4" (glued to a word), "sec-4.2" and "eu-v4" (a number
         // joined to a word by a dash), "4a" (glued to letters that are not a unit).
         let glued_before = start > 0 && bytes[start - 1].is_ascii_alphabetic();

@@ -5,6 +5,19 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
+
+/// Exponential delays from `min` to `max` with jitter (requests that failed together do not
+/// retry together), `retries` of them.
+pub fn jittered_backoff(min: Duration, max: Duration, retries: usize) -> ExponentialBackoff {
+    ExponentialBuilder::default()
+        .with_min_delay(min)
+        .with_max_delay(max)
+        .with_jitter()
+        .with_max_times(retries)
+        .build()
+}
+
 /// Stops calling an endpoint after `failures` consecutive failures, for `cooldown`; then lets
 /// calls through again, and one more failure re-opens it at once.
 #[derive(Debug)]

@@ -10,9 +10,7 @@ use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use backon::{BackoffBuilder, ExponentialBuilder};
-
-use crate::breaker::CircuitBreaker;
+use crate::breaker::{jittered_backoff, CircuitBreaker};
 
 /// A record's fields, flat: what the decision reads (`placed_at`, `level`...).
 pub type Fields = BTreeMap<String, String>;
@@ -221,13 +219,11 @@ impl HttpSource {
             encode_segment(id)
         );
         let started = Instant::now();
-        // Exponential with jitter: turns that failed together do not retry together.
-        let mut delays = ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(100))
-            .with_max_delay(Duration::from_secs(1))
-            .with_jitter()
-            .with_max_times(self.config.retries)
-            .build();
+        let mut delays = jittered_backoff(
+            Duration::from_millis(100),
+            Duration::from_secs(1),
+            self.config.retries,
+        );
         let mut attempts = 0;
         loop {
             let left = self.config.budget.saturating_sub(started.elapsed());

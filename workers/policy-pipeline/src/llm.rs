@@ -14,8 +14,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use backon::{BackoffBuilder, ExponentialBuilder};
-
+use crate::breaker::jittered_backoff;
 pub use crate::breaker::CircuitBreaker;
 use serde::Deserialize;
 use serde_json::json;
@@ -412,12 +411,11 @@ impl OpenAiGenerator {
         let mut calls = 0u32;
         // Exponential from 200 ms to 2 s with jitter, so that turns that failed together do not
         // retry together; `None` once the retries are spent.
-        let mut delays = ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(200))
-            .with_max_delay(Duration::from_secs(2))
-            .with_jitter()
-            .with_max_times(self.settings.max_retries)
-            .build();
+        let mut delays = jittered_backoff(
+            Duration::from_millis(200),
+            Duration::from_secs(2),
+            self.settings.max_retries,
+        );
         loop {
             let left = budget.saturating_sub(started.elapsed());
             if left.is_zero() {

@@ -231,6 +231,29 @@ impl RetrieveStage {
         matches
     }
 
+    /// The candidates of the turn's (region, version), or the escalation that ends the turn: a
+    /// backend that crossed a policy boundary is never answered from, nor retried.
+    async fn search(
+        &self,
+        turn: &Turn<Enriched>,
+    ) -> Result<Result<(QueryExpansion, Vec<ClauseHit>), Step<Retrieved>>, StageError> {
+        let enrichment = &turn.state.enrichment;
+        let found = self
+            .candidates(
+                &enrichment.sanitized_question,
+                &enrichment.region,
+                &enrichment.version_id,
+            )
+            .await;
+        match found {
+            Ok(found) => Ok(Ok(found)),
+            Err(e @ SearchError::BoundaryViolation { .. }) => Ok(Err(Step::Done(Box::new(
+                turn.escalate(ReasonCode::RetrievalBoundaryViolation, vec![e.to_string()]),
+            )))),
+            Err(e) => Err(StageError::new(StageName::Retrieve, e)),
+        }
+    }
+
     /// Evidence for a decision: the version's rule clauses for an order; for an expense
     /// request, the search hits (which kind of expense it is), best first. The answerability
     /// gate does not apply: the subject's data, not the question's wording, scopes it.
@@ -253,22 +276,9 @@ impl RetrieveStage {
                 expansion: QueryExpansion::default(),
             }
         } else {
-            let found = self
-                .candidates(
-                    &enrichment.sanitized_question,
-                    &enrichment.region,
-                    &enrichment.version_id,
-                )
-                .await;
-            let (expansion, hits) = match found {
+            let (expansion, hits) = match self.search(&turn).await? {
                 Ok(found) => found,
-                Err(e @ SearchError::BoundaryViolation { .. }) => {
-                    return Ok(Step::Done(Box::new(turn.escalate(
-                        ReasonCode::RetrievalBoundaryViolation,
-                        vec![e.to_string()],
-                    ))))
-                }
-                Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
+                Err(stop) => return Ok(stop),
             };
             // The decision chooses among the clauses that carry an expense rule: how sure the
             // choice is depends on how clearly the best of them beats the others.
@@ -326,23 +336,9 @@ impl RetrieveStage {
                 )));
             }
         }
-        let found = self
-            .candidates(
-                &enrichment.sanitized_question,
-                &enrichment.region,
-                &enrichment.version_id,
-            )
-            .await;
-        let (expansion, hits) = match found {
+        let (expansion, hits) = match self.search(&turn).await? {
             Ok(found) => found,
-            // Never answer from a backend that crossed a policy boundary, never retry it either.
-            Err(e @ SearchError::BoundaryViolation { .. }) => {
-                return Ok(Step::Done(Box::new(turn.escalate(
-                    ReasonCode::RetrievalBoundaryViolation,
-                    vec![e.to_string()],
-                ))))
-            }
-            Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
+            Err(stop) => return Ok(stop),
         };
         // The closest any clause of the version comes to the question (before the cut).
         let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);

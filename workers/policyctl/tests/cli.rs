@@ -1,5 +1,7 @@
 //! The operator commands that need no server: manifest check and schema compatibility.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -123,20 +125,6 @@ fn schema_compat_rejects_breaking_change() {
     );
 }
 
-/// Copies `from` into `to`, recursively.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn a_rule_that_disagrees_with_its_clause_fails_the_check_naming_the_clause() {
     let file = "us/v3/02-returns-and-refunds.md";
@@ -155,7 +143,7 @@ fn a_rule_that_disagrees_with_its_clause_fails_the_check_naming_the_clause() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        copy_tree(&repo().join("golden/policies"), dir.path());
+        common::workers::copy_dir(&repo().join("golden/policies"), dir.path());
         std::fs::write(dir.path().join(file), edit).unwrap();
         let out = policyctl(&["manifest", "check", dir.path().to_str().unwrap()]);
         assert!(!out.status.success(), "{what} edit passed:\n{}", text(&out));

@@ -107,9 +107,10 @@ async fn golden_turns_through_the_broker() {
     db.drop().await;
 }
 
-/// Return and refund decisions over the broker: the worker materialises the compacted orders
-/// topic before it serves (half the orders loaded before it starts) and follows it live (the
-/// other half loaded after).
+/// Decisions over the broker: the worker materialises the compacted orders topic before it
+/// serves (half the orders loaded before it starts) and follows it live (the other half loaded
+/// after); then a worker on the employee-policy corpus approves expenses from the directory's
+/// topic.
 #[tokio::test(flavor = "multi_thread")]
 async fn decisions_through_the_broker_from_the_orders_topic() {
     let prefix = prefix("decisions");
@@ -168,6 +169,52 @@ async fn decisions_through_the_broker_from_the_orders_topic() {
         "{overall}"
     );
     assert!(worker.stop().success());
+
+    // Expense approvals: a worker serving the employee-policy corpus, the directory on its
+    // compacted topic.
+    let out = policyctl()
+        .args([
+            "employees",
+            "load",
+            "golden/decisions/employees.jsonl",
+            "--topic-prefix",
+            &prefix,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hr = Worker::start_with_env("all", &prefix, &[("POLICY_CORPUS", "golden/hr/policies")]);
+    let out = policyctl()
+        .args([
+            "eval",
+            "--via-kafka",
+            "--json",
+            "--golden",
+            "golden/hr/cases.jsonl",
+            "--topic-prefix",
+            &prefix,
+            "--timeout-secs",
+            "180",
+        ])
+        .env("POLICY_CORPUS", "golden/hr/policies")
+        .output()
+        .unwrap();
+    let report = eval_report(&out);
+    let overall = &report["overall"];
+    assert_eq!(overall["false_approvals"], 0, "{overall}");
+    assert!(
+        overall["decision_accuracy"].as_f64().unwrap() >= 0.97,
+        "{overall}"
+    );
+    assert!(
+        overall["outcome_accuracy"].as_f64().unwrap() >= 0.97,
+        "{overall}"
+    );
+    assert!(hr.stop().success());
 }
 
 #[tokio::test(flavor = "multi_thread")]
