@@ -18,6 +18,7 @@ pub mod manifests;
 pub mod metrics;
 pub mod publish;
 pub mod reindex;
+pub mod rejudge;
 pub mod replay;
 pub mod settings;
 pub mod stage_worker;

@@ -308,22 +308,7 @@ pub async fn run(
         }
     };
     if settings.corpus.data_dir.is_none() {
-        // A candidate whose rules disagree with its text would serve without those versions:
-        // refused, as `policy publish` would refuse it.
-        let policies = &settings.corpus.policies;
-        let candidate = policy_core::load_dir(policies)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", policies.display()))?;
-        let problems: Vec<&String> = candidate.rule_problems().values().flatten().collect();
-        anyhow::ensure!(
-            problems.is_empty(),
-            "{}: refused: {}",
-            policies.display(),
-            problems
-                .iter()
-                .map(|p| p.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
+        checked_corpus(&settings.corpus.policies)?;
     }
     let scratch = tempfile::tempdir()?;
     let index_dir = settings
@@ -359,6 +344,25 @@ pub async fn run(
         write_jsonl(path, &report.diffs)?;
     }
     Ok(report)
+}
+
+/// The corpus at `policies`, refused when its rules disagree with its text: it would serve
+/// without those versions, and `policy publish` would refuse it too.
+pub(crate) fn checked_corpus(policies: &std::path::Path) -> anyhow::Result<policy_core::Corpus> {
+    let corpus = policy_core::load_dir(policies)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", policies.display()))?;
+    let problems: Vec<&String> = corpus.rule_problems().values().flatten().collect();
+    anyhow::ensure!(
+        problems.is_empty(),
+        "{}: refused: {}",
+        policies.display(),
+        problems
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    Ok(corpus)
 }
 
 fn diff(
@@ -402,7 +406,7 @@ fn write_jsonl(path: &std::path::Path, diffs: &[Diff]) -> anyhow::Result<()> {
 }
 
 /// Turn ids are free text: only ids made of safe characters are queried (no quoting games).
-fn sql_list(ids: &[String]) -> anyhow::Result<String> {
+pub(crate) fn sql_list(ids: &[String]) -> anyhow::Result<String> {
     let safe = |id: &String| {
         id.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.:@".contains(c))
@@ -462,7 +466,9 @@ async fn audit_turns(
 
 /// The columns replay reads (what was served, and what rebuilds the turn), from a
 /// `JSONEachRow` row.
-fn audit_row(json: &serde_json::Map<String, serde_json::Value>) -> policy_audit::AuditRow {
+pub(crate) fn audit_row(
+    json: &serde_json::Map<String, serde_json::Value>,
+) -> policy_audit::AuditRow {
     use policy_audit::analytics::Table;
     let text = |k: &str| Table::text(json, k).to_string();
     let number = |k: &str| Table::number(json, k).unwrap_or(0.0);
@@ -513,6 +519,13 @@ fn audit_row(json: &serde_json::Map<String, serde_json::Value>) -> policy_audit:
         order_fact_keys: list("order_fact_keys"),
         order_fact_values: list("order_fact_values"),
         input_schema_id: number("input_schema_id") as u32,
+        confidence: number("confidence"),
+        judge_verdict: text("judge_verdict"),
+        retrieved_clause_ids: list("retrieved_clause_ids"),
+        decision_kind: text("decision_kind"),
+        decision_reason: text("decision_reason"),
+        decision_amount: text("decision_amount"),
+        decision_deadline_ms: int("decision_deadline_ms"),
         ..Default::default()
     }
 }

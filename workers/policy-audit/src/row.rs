@@ -87,6 +87,8 @@ pub struct AuditRow {
     pub employee_level: String,
     pub decision_source: String,
     pub decision_conflicts: Vec<String>,
+    /// The clauses retrieved for the draft (`Generation.retrieved_clause_ids`).
+    pub retrieved_clause_ids: Vec<String>,
 }
 
 /// The intent and the decision, into their columns.
@@ -122,6 +124,7 @@ fn with_generation(row: &mut AuditRow, generation: Option<&Generation>) {
     row.rejected_drafts = g.rejected_drafts.clone();
     row.llm_calls = g.llm_calls.max(0) as u32;
     row.completion_tokens = g.completion_tokens.max(0) as u32;
+    row.retrieved_clause_ids = g.retrieved_clause_ids.clone();
 }
 
 /// The turn as received, into its columns.

@@ -25,6 +25,17 @@ pub(crate) struct AskArgs {
     /// the current policy with a banner.
     #[arg(long)]
     purchased_at: Option<String>,
+    /// The order the question is about: a return or refund decision is made from the order
+    /// system's record of it.
+    #[arg(long)]
+    order_id: Option<String>,
+    /// The employee asking: an expense request is decided from the directory's record.
+    #[arg(long)]
+    employee_id: Option<String>,
+    /// When the turn is sent (RFC 3339, any offset); default now. A decision's deadline is
+    /// compared with it.
+    #[arg(long)]
+    sent_at: Option<String>,
     #[arg(long, default_value = "cli")]
     conversation: String,
     #[arg(long, default_value_t = 60)]
@@ -55,7 +66,12 @@ pub(crate) async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         billing_region: args.billing_region.clone(),
         ip_region: args.ip_region.clone(),
         purchase_at,
-        sent_at: policy_avro::now_millis(),
+        order_id: args.order_id.clone(),
+        employee_id: args.employee_id.clone(),
+        sent_at: match args.sent_at.as_deref() {
+            Some(raw) => parse_instant(raw)?.timestamp_millis(),
+            None => policy_avro::now_millis(),
+        },
         ..Default::default()
     };
     let turn_id = turn.turn_id.clone();
@@ -80,6 +96,14 @@ fn print_answer(a: &PolicyAnswer, json_only: bool) -> anyhow::Result<()> {
         );
         for note in [&a.disclaimer, &a.banner].into_iter().flatten() {
             println!("  Note: {note}");
+        }
+        if let Some(d) = &a.decision {
+            println!(
+                "  Decision ({}): {} — {}",
+                d.kind,
+                if d.eligible { "yes" } else { "no" },
+                d.reason
+            );
         }
     }
     Ok(())

@@ -45,6 +45,11 @@ pub(crate) struct ReplayArgs {
     /// Exit with status 3 when any re-run differs from what was served.
     #[arg(long)]
     fail_on_change: bool,
+    /// Instead of re-running: the current judge (and corpus, or `--policies`) over the answers
+    /// that were served, with the clauses retrieved for them (from the audit store; select with
+    /// --audit-where or --turn-id): which verdicts would change, and why.
+    #[arg(long)]
+    rejudge: bool,
     #[command(flatten)]
     app: AppSettings,
     #[command(flatten)]
@@ -57,6 +62,17 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let source = source(&args)?;
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+    }
+    if args.rejudge {
+        let report =
+            policy_app::rejudge::run(&args.app, &args.audit, &source, Some(&args.out)).await?;
+        print!("{}", report.render_text());
+        println!("\nrejudge records: {}", args.out.display());
+        return Ok(if args.fail_on_change && report.changed() > 0 {
+            ExitCode::from(CHANGED_EXIT_CODE)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     let options = ReplayOptions {
         source,

@@ -297,6 +297,32 @@ async fn a_what_if_corpus_shows_the_answers_that_would_change() {
         }
     }
     assert!(changed >= 1, "the changed window shows: {diffs:?}");
+
+    // Re-judged, no retrieval and no generation: under the served corpus every served answer
+    // still passes; under the candidate exactly the EU v4 answers stating the old window fail.
+    let rejudge = |extra: &[&str], exit: i32| -> Vec<serde_json::Value> {
+        let mut args = vec!["--rejudge", "--audit-where", "resolved_region = 'eu'"];
+        args.extend_from_slice(extra);
+        replay(&served, index.path(), &args, exit)
+    };
+    let now = rejudge(&[], 0);
+    assert!(!now.is_empty());
+    assert!(now.iter().all(|r| r["verdict_now"] == "pass"), "{now:?}");
+    let candidate = rejudge(&["--policies", candidate_dir.as_str()], 3);
+    for r in &candidate {
+        let states_old_window = r["resolved_version"] == "eu-v4"
+            && r["text"].as_str().unwrap().contains("30 calendar days");
+        assert_eq!(r["verdict_now"] == "reject", states_old_window, "{r}");
+        if states_old_window {
+            assert!(
+                r["reasons_now"][0]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("ungrounded_fact: `30`"),
+                "{r}"
+            );
+        }
+    }
     assert!(served.worker.stop().success());
     served.db.drop().await;
 }
