@@ -39,9 +39,7 @@ pub async fn pipeline(
         .await?;
     // Offline commands decide with the configured HTTP or file sources; a worker replaces them
     // with the topics' views when none is configured (`crate::worker`).
-    if let Some(sources) = settings.sources.offline()? {
-        assembled.chain = assembled.chain.with_sources(sources);
-    }
+    assembled.chain = assembled.chain.with_sources(settings.sources.offline()?);
     tracing::info!(
         indexed = ?assembled.index_report.indexed_versions,
         unchanged = assembled.index_report.unchanged_versions.len(),

@@ -211,36 +211,25 @@ impl SourceSettings {
         kafka: &KafkaConfig,
         topics: &TopicNames,
     ) -> anyhow::Result<Sources> {
-        let mut built = Vec::new();
-        for subject in [Subject::Orders, Subject::Employees] {
-            let source = match self.configured(subject)? {
+        let source = |subject: Subject| async move {
+            anyhow::Ok(match self.configured(subject)? {
                 Some(source) => source,
-                None => Arc::new(topic_view(kafka, &subject.topic(topics)).await?)
-                    as Arc<dyn FactSource>,
-            };
-            built.push(source);
-        }
-        let employees = built.pop().expect("two");
-        let orders = built.pop().expect("two");
-        Ok(Sources { orders, employees })
+                None => Arc::new(topic_view(kafka, &subject.topic(topics)).await?),
+            })
+        };
+        Ok(Sources {
+            orders: Some(source(Subject::Orders).await?),
+            employees: Some(source(Subject::Employees).await?),
+        })
     }
 
     /// Both sources for an offline command (no broker): configured ones only; a subject with
     /// neither URL nor file has no source, and its decisions escalate `source_unavailable`.
-    pub fn offline(&self) -> anyhow::Result<Option<Sources>> {
-        let orders = self.configured(Subject::Orders)?;
-        let employees = self.configured(Subject::Employees)?;
-        if orders.is_none() && employees.is_none() {
-            return Ok(None);
-        }
-        let none = |name: &str| {
-            Arc::new(MemorySource::new(format!("no {name} source configured")))
-                as Arc<dyn FactSource>
-        };
-        Ok(Some(Sources {
-            orders: orders.unwrap_or_else(|| none("order")),
-            employees: employees.unwrap_or_else(|| none("employee")),
-        }))
+    pub fn offline(&self) -> anyhow::Result<Sources> {
+        Ok(Sources {
+            orders: self.configured(Subject::Orders)?,
+            employees: self.configured(Subject::Employees)?,
+        })
     }
 }
 

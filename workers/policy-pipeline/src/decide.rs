@@ -40,6 +40,25 @@ impl SubjectKind {
             _ => None,
         }
     }
+
+    /// The kind of a subject on the wire (`Subject.kind`).
+    pub fn of_subject(subject: &Subject) -> Option<SubjectKind> {
+        match subject.kind.as_str() {
+            "order" => Some(SubjectKind::Order),
+            "employee" => Some(SubjectKind::Employee),
+            _ => None,
+        }
+    }
+
+    /// The record's field naming the region whose policy applies, and the `region_source` it
+    /// gives: an order ships under its own region's policy, an employee works under the one
+    /// the directory names.
+    pub fn region_field(self) -> (&'static str, &'static str) {
+        match self {
+            SubjectKind::Order => ("region", "order"),
+            SubjectKind::Employee => ("policy_region", "directory"),
+        }
+    }
 }
 
 /// A source's answer about the turn's subject, fetched before the pure part of enrich.
@@ -52,17 +71,17 @@ pub struct SubjectLookup {
 }
 
 /// Asks the source for the subject of a decision intent.
-pub async fn look_up(
-    intent: Intent,
-    turn: &ChatTurn,
-    sources: Option<&Sources>,
-) -> Option<SubjectLookup> {
+pub async fn look_up(intent: Intent, turn: &ChatTurn, sources: &Sources) -> Option<SubjectLookup> {
     let kind = SubjectKind::of(intent)?;
     let id = match kind {
         SubjectKind::Order => turn.order_id.clone(),
         SubjectKind::Employee => turn.employee_id.clone(),
     }?;
-    let Some(sources) = sources else {
+    let source = match kind {
+        SubjectKind::Order => sources.orders.as_ref(),
+        SubjectKind::Employee => sources.employees.as_ref(),
+    };
+    let Some(source) = source else {
         return Some(SubjectLookup {
             kind,
             id,
@@ -72,10 +91,6 @@ pub async fn look_up(
                 reason: "no source is configured".into(),
             }),
         });
-    };
-    let source = match kind {
-        SubjectKind::Order => &sources.orders,
-        SubjectKind::Employee => &sources.employees,
     };
     let result = source.lookup(&id).await;
     Some(SubjectLookup {

@@ -43,8 +43,8 @@ fn orders() -> MemorySource {
 
 fn sources(orders: Arc<dyn FactSource>) -> Sources {
     Sources {
-        orders,
-        employees: Arc::new(MemorySource::new("employees fixture")),
+        orders: Some(orders),
+        employees: Some(Arc::new(MemorySource::new("employees fixture"))),
     }
 }
 

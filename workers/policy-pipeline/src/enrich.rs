@@ -13,7 +13,7 @@ use policy_core::{resolve_region, Intent, ReasonCode, RegionSignals, VersionReso
 use policy_search::retriever::SharedEmbedder;
 
 use crate::config::PipelineConfig;
-use crate::decide::{look_up, subject_of, SubjectLookup};
+use crate::decide::{look_up, subject_of, SubjectKind, SubjectLookup};
 use crate::facts::Sources;
 use crate::guard::AttackLibrary;
 use crate::outcome::{escalation, Outcome};
@@ -28,7 +28,7 @@ pub struct Enricher {
     /// Similarity to known attacks, when a library and the model are at hand.
     guard: Option<(Arc<AttackLibrary>, SharedEmbedder)>,
     /// The order system and employee directory decisions look their subject up in.
-    sources: Option<Sources>,
+    sources: Sources,
 }
 
 /// What enrich fetched before its pure part: the weight of the attack library's evidence
@@ -69,13 +69,13 @@ impl Enricher {
             max_question_chars: config.max_question_chars,
             injection_threshold: config.injection_threshold,
             guard: None,
-            sources: None,
+            sources: Sources::default(),
         }
     }
 
     /// The same stage looking decisions' orders and employees up in `sources`.
     pub fn with_sources(mut self, sources: Sources) -> Enricher {
-        self.sources = Some(sources);
+        self.sources = sources;
         self
     }
 
@@ -205,20 +205,13 @@ impl Enricher {
             billing: turn.turn.billing_region.as_deref(),
             ip: turn.turn.ip_region.as_deref(),
         };
-        // The order ships under its own region's policy, an employee works under the one the
-        // directory names: the source of truth outranks the session's signals.
-        let authoritative = subject.as_ref().and_then(|s| {
-            let key = if s.kind == "order" {
-                "region"
-            } else {
-                "policy_region"
-            };
-            let source = if s.kind == "order" {
-                "order"
-            } else {
-                "directory"
-            };
-            s.fields.get(key).map(|r| (r.trim().to_lowercase(), source))
+        // The subject's source of truth outranks the session's signals.
+        let kind = subject.as_ref().and_then(SubjectKind::of_subject);
+        let authoritative = subject.as_ref().zip(kind).and_then(|(s, kind)| {
+            let (field, source) = kind.region_field();
+            s.fields
+                .get(field)
+                .map(|r| (r.trim().to_lowercase(), source))
         });
         match (authoritative, resolve_region(signals)) {
             (Some((region, source)), signals) => {
@@ -244,8 +237,8 @@ impl Enricher {
         let region = enrichment.region.clone();
         // A decision about an order uses the version in force when the order was placed, as
         // the order system records it; an expense request the one in force at its date.
-        let effective = match subject.as_ref().map(|s| (s.kind.as_str(), s)) {
-            Some(("order", s)) => {
+        let effective = match subject.as_ref().zip(kind) {
+            Some((s, SubjectKind::Order)) => {
                 match s
                     .fields
                     .get("placed_at")
@@ -334,7 +327,7 @@ impl Stage for Enricher {
             let intent = Self::intent(ctx, &prepared.question, &turn.turn);
             let prefetched = Prefetched {
                 attack_similarity: self.attack_similarity(&prepared.question).await,
-                subject: look_up(intent, &turn.turn, self.sources.as_ref()).await,
+                subject: look_up(intent, &turn.turn, &self.sources).await,
             };
             Ok(self.enrich(ctx, turn, prefetched))
         })

@@ -192,13 +192,6 @@ fn describe(outcome: &Outcome) -> String {
     }
 }
 
-fn intent_of(outcome: &Outcome) -> &str {
-    match outcome {
-        Outcome::Answer(a) => &a.intent,
-        Outcome::Escalate(e) => &e.intent,
-    }
-}
-
 impl Evaluation {
     /// Scores one case. `clause_text` looks up a clause's text in the corpus.
     pub fn record(
@@ -345,7 +338,7 @@ impl Evaluation {
                 Outcome::Answer(a) => Some(a.confidence),
                 Outcome::Escalate(e) => e.context.get("confidence").and_then(|c| c.parse().ok()),
             },
-            intent: intent_of(outcome).to_string(),
+            intent: outcome.intent().to_string(),
             eligible: decision.map(|d| d.eligible),
         });
         if let Some(expected) = failure {
@@ -382,7 +375,7 @@ impl Evaluation {
         let intent = case
             .expected_intent
             .clone()
-            .unwrap_or_else(|| intent_of(outcome).to_string());
+            .unwrap_or_else(|| outcome.intent().to_string());
         self.by_intent.entry(intent).or_default().add(&c);
     }
 

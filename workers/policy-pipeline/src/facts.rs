@@ -40,11 +40,12 @@ pub trait FactSource: Send + Sync + std::fmt::Debug {
     fn lookup<'a>(&'a self, id: &'a str) -> LookupFuture<'a>;
 }
 
-/// The order system and the employee directory.
-#[derive(Debug, Clone)]
+/// The order system and the employee directory; a subject without a source cannot be decided
+/// (`source_unavailable`).
+#[derive(Debug, Clone, Default)]
 pub struct Sources {
-    pub orders: Arc<dyn FactSource>,
-    pub employees: Arc<dyn FactSource>,
+    pub orders: Option<Arc<dyn FactSource>>,
+    pub employees: Option<Arc<dyn FactSource>>,
 }
 
 /// A JSON object's scalar members as strings (nested values are kept as JSON text).

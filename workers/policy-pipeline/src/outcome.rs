@@ -32,6 +32,14 @@ impl Outcome {
         }
     }
 
+    /// What the turn asked for (`policy_core::Intent` spelling).
+    pub fn intent(&self) -> &str {
+        match self {
+            Outcome::Answer(a) => &a.intent,
+            Outcome::Escalate(e) => &e.intent,
+        }
+    }
+
     /// The escalation's reason, `None` for an answer.
     pub fn reason_code(&self) -> Option<ReasonCode> {
         match self {

@@ -11,7 +11,7 @@ use policy_search::{
 };
 
 use crate::answerability::{topic_of, AnswerabilityGate, VersionMatch};
-use crate::decide::rule_evidence;
+use crate::decide::{rule_evidence, SubjectKind};
 use crate::outcome::Outcome;
 use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
@@ -266,7 +266,8 @@ impl RetrieveStage {
         let retrieval = if enrichment
             .subject
             .as_ref()
-            .is_some_and(|s| s.kind == "order")
+            .and_then(SubjectKind::of_subject)
+            == Some(SubjectKind::Order)
         {
             Retrieval {
                 clauses: rule_evidence(&ctx.serving, &enrichment.version_id),

@@ -107,6 +107,26 @@ async fn golden_turns_through_the_broker() {
     db.drop().await;
 }
 
+/// `policyctl eval --via-kafka` of the case file `cases` on `<prefix>.*`, with `env` (the corpus
+/// the cases are judged against); its JSON report.
+fn cases_via_kafka(prefix: &str, cases: &str, env: &[(&str, &str)]) -> serde_json::Value {
+    let out = policyctl()
+        .args([
+            "eval",
+            "--via-kafka",
+            "--json",
+            "--golden",
+            cases,
+            "--topic-prefix",
+            prefix,
+        ])
+        .args(["--timeout-secs", "180"])
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    eval_report(&out)
+}
+
 /// Decisions over the broker: the worker materialises the compacted orders topic before it
 /// serves (half the orders loaded before it starts) and follows it live (the other half loaded
 /// after); then a worker on the employee-policy corpus approves expenses from the directory's
@@ -141,21 +161,7 @@ async fn decisions_through_the_broker_from_the_orders_topic() {
     worker.wait_for_log("fact view caught up", std::time::Duration::from_secs(10));
     load("late.jsonl", late);
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let out = policyctl()
-        .args([
-            "eval",
-            "--via-kafka",
-            "--json",
-            "--golden",
-            "golden/decisions/customer.jsonl",
-            "--topic-prefix",
-            &prefix,
-            "--timeout-secs",
-            "180",
-        ])
-        .output()
-        .unwrap();
-    let report = eval_report(&out);
+    let report = cases_via_kafka(&prefix, "golden/decisions/customer.jsonl", &[]);
     assert_eq!(report["delivery"]["missing"], serde_json::json!([]));
     let overall = &report["overall"];
     assert_eq!(overall["false_approvals"], 0, "{overall}");
@@ -187,23 +193,9 @@ async fn decisions_through_the_broker_from_the_orders_topic() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let hr = Worker::start_with_env("all", &prefix, &[("POLICY_CORPUS", "golden/hr/policies")]);
-    let out = policyctl()
-        .args([
-            "eval",
-            "--via-kafka",
-            "--json",
-            "--golden",
-            "golden/hr/cases.jsonl",
-            "--topic-prefix",
-            &prefix,
-            "--timeout-secs",
-            "180",
-        ])
-        .env("POLICY_CORPUS", "golden/hr/policies")
-        .output()
-        .unwrap();
-    let report = eval_report(&out);
+    let hr_corpus = [("POLICY_CORPUS", "golden/hr/policies")];
+    let hr = Worker::start_with_env("all", &prefix, &hr_corpus);
+    let report = cases_via_kafka(&prefix, "golden/hr/cases.jsonl", &hr_corpus);
     let overall = &report["overall"];
     assert_eq!(overall["false_approvals"], 0, "{overall}");
     assert!(
