@@ -8,6 +8,7 @@
 
 pub mod analytics;
 pub mod config;
+pub mod replays;
 pub mod report;
 pub mod row;
 pub mod sink;
@@ -16,5 +17,6 @@ pub mod svg;
 pub mod synthetic;
 
 pub use config::AuditConfig;
+pub use replays::ReplayRow;
 pub use row::AuditRow;
 pub use store::{AuditStore, StoreError};

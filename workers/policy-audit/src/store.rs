@@ -97,6 +97,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "decisions",
         sql: include_str!("../sql/migrations/0004_decisions.sql"),
     },
+    Migration {
+        version: 5,
+        name: "replays",
+        sql: include_str!("../sql/migrations/0005_replays.sql"),
+    },
 ];
 
 /// Splits a migration file into statements (ClickHouse's HTTP interface takes one per request)
@@ -247,6 +252,23 @@ impl AuditStore {
         let mut insert = self
             .client
             .insert::<AuditRow>("turns")
+            .await
+            .map_err(fail)?;
+        for row in rows {
+            insert.write(row).await.map_err(fail)?;
+        }
+        insert.end().await.map_err(fail)
+    }
+
+    /// One INSERT of replayed turns into `replays`.
+    pub async fn insert_replays(&self, rows: &[crate::ReplayRow]) -> Result<(), StoreError> {
+        let fail = |source| StoreError::Insert {
+            rows: rows.len(),
+            source,
+        };
+        let mut insert = self
+            .client
+            .insert::<crate::ReplayRow>("replays")
             .await
             .map_err(fail)?;
         for row in rows {

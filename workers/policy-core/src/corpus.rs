@@ -37,6 +37,9 @@ pub struct Corpus {
     rule_problems: BTreeMap<String, Vec<String>>,
     /// What the expense rules of every version are about ([`crate::decision::expense_words`]).
     expense_words: BTreeSet<String>,
+    /// Digest of the manifest and every document: what a turn served from a directory pins
+    /// (two checkouts with one manifest but other clause texts are other corpora).
+    content_sha: String,
 }
 
 impl Corpus {
@@ -47,6 +50,7 @@ impl Corpus {
         documents: Vec<Document>,
         mut failed_versions: BTreeMap<String, String>,
     ) -> Corpus {
+        let content_sha = content_sha(&manifest, &documents);
         let mut clauses = Vec::new();
         let mut by_id = HashMap::new();
         let mut rule_problems_by_version = BTreeMap::new();
@@ -119,7 +123,13 @@ impl Corpus {
             failed_versions,
             rule_problems: rule_problems_by_version,
             expense_words,
+            content_sha,
         }
+    }
+
+    /// Digest of the manifest and every document of the corpus (SHA-256, hex).
+    pub fn content_sha(&self) -> &str {
+        &self.content_sha
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -193,6 +203,24 @@ impl Corpus {
             .map(|(topic, _)| topic.to_string())
             .collect()
     }
+}
+
+/// SHA-256 over the manifest's own digest and every document in (version, file name) order,
+/// each part NUL-terminated so that no two corpora share a digest by shifting bytes.
+fn content_sha(manifest: &Manifest, documents: &[Document]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut ordered: Vec<&Document> = documents.iter().collect();
+    ordered.sort_by(|a, b| (&a.version_id, &a.file_name).cmp(&(&b.version_id, &b.file_name)));
+    let mut hasher = Sha256::new();
+    hasher.update(manifest.content_sha().as_bytes());
+    hasher.update([0]);
+    for doc in ordered {
+        for part in [&doc.version_id, &doc.file_name, &doc.content] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+    }
+    hex::encode(hasher.finalize())
 }
 
 /// Reads `manifest.json` and every `{region}/v{N}/*.md` under `dir`. Manifest problems (invalid

@@ -131,3 +131,27 @@ fn region_dependent_topics_are_those_two_regions_never_word_alike() {
         "auto_renewal and gift_cards share a wording between eu and us-v2"
     );
 }
+
+#[test]
+fn the_content_digest_names_the_manifest_and_every_document() {
+    let dir = corpus_dir();
+    let first = load_dir(dir.path()).unwrap().content_sha().to_string();
+    assert_eq!(first.len(), 64);
+    assert_eq!(load_dir(dir.path()).unwrap().content_sha(), first, "stable");
+    // Same manifest, another clause text: another corpus.
+    write(
+        dir.path(),
+        "eu/v1/returns.md",
+        b"## 1 Returns\nWithin 15 days.\n",
+    );
+    let edited = load_dir(dir.path()).unwrap().content_sha().to_string();
+    assert_ne!(edited, first);
+    // Bytes moved from one document's name into its content do not collide.
+    std::fs::remove_file(dir.path().join("eu/v2/shipping.md")).unwrap();
+    write(
+        dir.path(),
+        "eu/v2/shippin.md",
+        b"g.md## 2 Shipping\nFree over 50 EUR.\n",
+    );
+    assert_ne!(load_dir(dir.path()).unwrap().content_sha(), edited);
+}

@@ -65,12 +65,33 @@ pub fn build_at(
     config
         .validate()
         .map_err(|e| AssemblyError(e.to_string()))?;
-    let corpus = load_corpus(policies)?;
     let embedder = load_embedder(model_dir, &config)?;
+    build_with(
+        policies, index_dir, embedder, config, generator, as_of, None,
+    )
+}
+
+/// [`build_at`] with a model already loaded (a forensic replay builds one pipeline per pinned
+/// corpus and shares the model). With `published_sha`, turns are pinned to that Git sha, as a
+/// worker serving the published snapshot pins them; otherwise to the corpus's content digest.
+pub fn build_with(
+    policies: &Path,
+    index_dir: &Path,
+    embedder: Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    config: PipelineConfig,
+    generator: Option<Arc<dyn Generator>>,
+    as_of: chrono::DateTime<chrono::Utc>,
+    published_sha: Option<&str>,
+) -> Result<Embedded, AssemblyError> {
+    let corpus = load_corpus(policies)?;
     let index = Arc::new(EmbeddedIndex::open(index_dir).map_err(|e| AssemblyError(e.to_string()))?);
     let retired = retired_versions(&config, &corpus, as_of);
     let index_report = index_with_progress(&index, &embedder, &corpus, &retired)?;
-    let serving = ServingHandle::new(ServingState::from_corpus(corpus.clone()));
+    let state = match published_sha {
+        Some(sha) => published::published_state(corpus.clone(), sha),
+        None => ServingState::from_corpus(corpus.clone()),
+    };
+    let serving = ServingHandle::new(state);
     assemble(
         serving,
         index,

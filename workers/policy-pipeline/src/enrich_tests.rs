@@ -130,7 +130,7 @@ fn the_manifest_is_pinned_and_personal_data_redacted() {
         Some("eu"),
         Some("2026-06-01T10:00:00Z"),
     )));
-    assert_eq!(e.manifest_sha, tiny_corpus().manifest().content_sha());
+    assert_eq!(e.manifest_sha, tiny_corpus().content_sha());
     assert!(!e.sanitized_question.contains("jane@"));
     assert_eq!(e.pii_types, ["email"]);
     assert!(e.guardrail_flags.contains(&"pii_redacted".to_string()));

@@ -75,7 +75,8 @@ fn safe_relative(path: &str) -> Result<PathBuf, PublishedError> {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<(), PublishedError> {
+/// Copies a directory tree (a snapshot, an index to start another from).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), PublishedError> {
     std::fs::create_dir_all(to).map_err(|e| io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| io(from, e))? {
         let entry = entry.map_err(|e| io(from, e))?;

@@ -13,7 +13,9 @@ use policy_core::{ClauseRef, Corpus, Manifest};
 pub struct ServingState {
     pub corpus: Arc<Corpus>,
     pub manifest: Arc<Manifest>,
-    /// Git sha of the manifest when published from Git, else its content hash: what turns pin.
+    /// Git sha of the corpus when published from Git, else the digest of the corpus's content
+    /// (manifest and documents, [`Corpus::content_sha`]): what turns pin, and what a forensic
+    /// replay finds the corpus by.
     pub manifest_sha: String,
     pub git_sha: Option<String>,
 }
@@ -22,7 +24,7 @@ impl ServingState {
     pub fn from_corpus(corpus: Arc<Corpus>) -> ServingState {
         let manifest = Arc::new(corpus.manifest().clone());
         ServingState {
-            manifest_sha: manifest.content_sha().to_string(),
+            manifest_sha: corpus.content_sha().to_string(),
             manifest,
             corpus,
             git_sha: None,

@@ -17,6 +17,25 @@ pub(crate) enum BenchCommand {
     Audit(AuditBenchArgs),
     /// Retrieval: queries/s and p50/p99 on the golden and a synthetic corpus; query embedding.
     Retrieval(RetrievalBenchArgs),
+    /// Forensic replay: turns/s of each replay mode over N turns served and audited first.
+    Replay(Box<ReplayBenchArgs>),
+}
+
+#[derive(Args)]
+pub(crate) struct ReplayBenchArgs {
+    /// Turns produced, served, audited and then replayed by each mode.
+    #[arg(long, default_value_t = 100_000)]
+    turns: usize,
+    /// The questions (cycled).
+    #[arg(long, default_value = "golden/cases")]
+    golden: PathBuf,
+    /// Keep the scratch topic and database afterwards (default: delete them).
+    #[arg(long)]
+    keep: bool,
+    #[command(flatten)]
+    app: policy_app::AppSettings,
+    #[command(flatten)]
+    audit: AuditConfig,
 }
 
 #[derive(Args)]
@@ -75,6 +94,19 @@ pub(crate) async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             print!(
                 "{}",
                 policy_app::bench::audit::run(&args.audit, &bench).await?
+            );
+        }
+        BenchCommand::Replay(args) => {
+            args.app.validate()?;
+            args.audit.validate()?;
+            let bench = policy_app::bench::replay::ReplayBench {
+                turns: args.turns,
+                golden: args.golden.clone(),
+                keep: args.keep,
+            };
+            print!(
+                "{}",
+                policy_app::bench::replay::run(&args.app, &args.audit, &bench).await?
             );
         }
         BenchCommand::Retrieval(args) => {

@@ -8,6 +8,7 @@ mod calibrate;
 mod eval;
 mod explain;
 mod facts;
+mod forensics;
 mod loadtest;
 mod manifest;
 mod policy;
@@ -69,9 +70,14 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Audit analytics from ClickHouse: tables, an HTML report, alert thresholds (exit 2).
     Report(report::ReportArgs),
-    /// Incident forensics: read turns back from the turns topic (offsets, time, turn ids), run
-    /// them again and compare with what was served; never joins or commits a consumer group.
-    Replay(replay::ReplayArgs),
+    /// Incident forensics: read turns back (turns topic by offsets or time; audit store by
+    /// condition, filter, turn or conversation id), run them again (served corpus, pinned to
+    /// each turn's sha, or a candidate) or judge them again, and compare with what was served;
+    /// never joins or commits a consumer group.
+    Replay(Box<replay::ReplayArgs>),
+    /// Evidence bundles for auditors (per turn, with SHA-256 digests) and their verification.
+    #[command(subcommand)]
+    Forensics(forensics::ForensicsCommand),
     /// Benchmarks that need the servers (criterion covers the pure parts: `make bench`).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -174,7 +180,8 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args).await,
         Command::Loadtest(args) => loadtest::run(args).await,
         Command::Report(args) => report::run(args).await,
-        Command::Replay(args) => replay::run(args).await,
+        Command::Replay(args) => replay::run(*args).await,
+        Command::Forensics(c) => forensics::run(c).await,
         Command::Bench(c) => bench::run(c).await,
         Command::Settings => {
             print!("{}", settings_table());

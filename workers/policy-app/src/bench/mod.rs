@@ -2,6 +2,7 @@
 //! p50/p99 per row (criterion covers the pure parts: `make bench`).
 
 pub mod audit;
+pub mod replay;
 pub mod retrieval;
 
 use std::time::Instant;
