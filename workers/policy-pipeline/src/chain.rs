@@ -232,7 +232,15 @@ impl Chain {
         loop {
             at = match at {
                 Entry::Received(turn) => match self.step(&*self.enrich, &ctx, turn).await? {
-                    Step::Done(outcome) => return Ok(Exit::Outcome(*outcome)),
+                    // Decided before a version was resolved (no region, an unknown one, an
+                    // injection), but still under this manifest: a replay pins it too.
+                    Step::Done(mut outcome) => {
+                        if let Outcome::Escalate(e) = outcome.as_mut() {
+                            e.manifest_sha
+                                .get_or_insert_with(|| ctx.serving.manifest_sha.clone());
+                        }
+                        return Ok(Exit::Outcome(*outcome));
+                    }
                     Step::Next(turn) => {
                         record_region(span, turn.enrichment());
                         if last == StageName::Enrich {

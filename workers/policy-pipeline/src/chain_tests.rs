@@ -212,6 +212,27 @@ async fn an_answer_records_how_it_was_generated_and_what_was_rejected() {
 }
 
 #[tokio::test]
+async fn an_escalation_decided_at_enrich_records_the_manifest_it_was_decided_under() {
+    let chain = fake_chain(tiny_corpus(), None);
+    // A region the manifest does not serve: decided by the manifest, before any version.
+    let outcome = chain
+        .process(
+            chat_turn(QUESTION, Some("zz"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+        .await
+        .unwrap();
+    let Outcome::Escalate(e) = outcome else {
+        panic!("escalated")
+    };
+    assert_eq!(e.reason_code, "unknown_region");
+    assert_eq!(
+        e.manifest_sha.as_deref(),
+        Some(chain.serving().current().manifest_sha.as_str())
+    );
+}
+
+#[tokio::test]
 async fn later_stages_use_the_manifest_pinned_at_enrich() {
     let corpus = tiny_corpus();
     let chain = fake_chain(corpus.clone(), None);
