@@ -5,7 +5,9 @@
 use crate::citation::citation_tag;
 use crate::evidence::RetrievedClause;
 use crate::expansion::QueryExpansion;
-use crate::text::{numeric_facts, split_sentences};
+use crate::text::{
+    asked_quantities, numeric_facts, split_sentences, stated_quantities, QuantityKinds,
+};
 
 /// Sentences quoted from one clause.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,31 +36,6 @@ impl Extract {
     }
 }
 
-/// Words that ask for a quantity: a sentence stating one is preferred for such questions.
-const QUANTITY_CUES: &[&str] = &[
-    "how long",
-    "how many",
-    "how much",
-    "how quickly",
-    "how soon",
-    "how fast",
-    "when",
-    "minimum",
-    "maximum",
-    "deadline",
-    "cost",
-    "price",
-    "fee",
-    "expire",
-    "notice",
-    "days",
-    "late",
-    "until",
-    "window",
-    "period",
-    "percent",
-];
-
 /// A clause this short is quoted whole: its sentences lean on each other ("Annual members
 /// receive a reminder..." after "Your membership renews..."), and cutting it saves nothing.
 const SHORT_CLAUSE_SENTENCES: usize = 3;
@@ -86,7 +63,8 @@ const ANAPHORA: &[&str] = &[
 struct QuestionTerms {
     expansion: QueryExpansion,
     weights: Vec<f32>,
-    wants_quantity: bool,
+    /// The kinds of quantity the question asks for ("how long": a duration or a date).
+    wants: QuantityKinds,
 }
 
 impl QuestionTerms {
@@ -106,11 +84,10 @@ impl QuestionTerms {
                 (false, false) => 0.0,
             })
             .collect();
-        let lower = question.to_lowercase();
         QuestionTerms {
             expansion,
             weights,
-            wants_quantity: QUANTITY_CUES.iter().any(|cue| lower.contains(cue)),
+            wants: asked_quantities(question),
         }
     }
 
@@ -140,8 +117,9 @@ struct Scored {
 
 /// Scores every sentence: the share of the question's words it covers, its embedding
 /// similarity to the question relative to the clause's best sentence (when the retriever
-/// measured it), a stated quantity when one is asked for, and a slight preference for earlier
-/// sentences (rules come first, exceptions after).
+/// measured it), a quantity of the kind asked for (a duration for "how long", an amount for
+/// "how much"; another number counts little), and a slight preference for earlier sentences
+/// (rules come first, exceptions after).
 fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&str]) -> Vec<Scored> {
     let similarity = (clause.sentence_scores.len() == sentences.len()).then(|| {
         let best = clause
@@ -163,10 +141,12 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
             let covered = q.covered(sentence);
             let coverage = q.weight(&covered);
             let semantic = similarity.as_ref().map_or(0.0, |s| 0.5 * s[i]);
-            let quantity = if q.wants_quantity && !numeric_facts(sentence).is_empty() {
-                0.15
-            } else {
+            let quantity = if !q.wants.any() || numeric_facts(sentence).is_empty() {
                 0.0
+            } else if stated_quantities(sentence).meets(&q.wants) {
+                0.35
+            } else {
+                0.05
             };
             Scored {
                 covered,
@@ -357,6 +337,30 @@ mod tests {
             .unwrap()
             .cited(),
             ["eu-v4#sec-3.2"]
+        );
+    }
+
+    #[test]
+    fn the_sentence_stating_the_kind_of_quantity_asked_for_is_quoted() {
+        // "period" and "order" sit in the exception; the rule states the duration.
+        let text = "Subject to clause 3.2, a Customer may return Eligible Goods for a refund by \
+            initiating the return within thirty (30) days after the date of Delivery. Where the \
+            goods were delivered in more than one consignment, the period runs from the Delivery \
+            of the last consignment of the order. Goods purchased between 15 November and 24 \
+            December may be returned until 15 January of the following year. This right is \
+            additional to the Customer's other remedies. Refunds are made as set out in clause 4.1.";
+        let c = [RetrievedClause::new("ca-v1#sec-3.1", text, 0.9)];
+        let extract = extract_answer(
+            "What is the return period for online orders?",
+            &QueryExpansion::default(),
+            &c,
+            0.05,
+        )
+        .unwrap();
+        assert!(
+            extract.answer_text().contains("thirty (30) days"),
+            "{}",
+            extract.answer_text()
         );
     }
 

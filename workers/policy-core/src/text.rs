@@ -443,6 +443,197 @@ pub fn numeric_facts(text: &str) -> BTreeSet<String> {
     facts
 }
 
+/// The kinds of quantity a text states (or a question asks for): a sentence that states the
+/// kind asked for answers "how long" or "how much"; another number in it does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QuantityKinds {
+    pub duration: bool,
+    pub money: bool,
+    pub percent: bool,
+    pub date: bool,
+    pub count: bool,
+}
+
+impl QuantityKinds {
+    pub fn any(&self) -> bool {
+        self.duration || self.money || self.percent || self.date || self.count
+    }
+
+    /// Some kind in both.
+    pub fn meets(&self, other: &QuantityKinds) -> bool {
+        (self.duration && other.duration)
+            || (self.money && other.money)
+            || (self.percent && other.percent)
+            || (self.date && other.date)
+            || (self.count && other.count)
+    }
+}
+
+const DURATION_UNITS: &[&str] = &[
+    "second",
+    "seconds",
+    "minute",
+    "minutes",
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "fortnight",
+    "fortnights",
+];
+const CURRENCY_SIGNS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '฿'];
+const CURRENCY_WORDS: &[&str] = &[
+    "usd", "eur", "gbp", "jpy", "inr", "cad", "aud", "nzd", "sgd", "zar", "brl", "mxn", "chf",
+    "rs", "dollar", "dollars", "euro", "euros", "pound", "pounds", "rupee", "rupees", "real",
+    "reais", "yen", "rand", "peso", "pesos", "franc", "francs", "cents", "pence",
+];
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// What quantities `text` states: each number (digits or a number word) is read with its
+/// neighbours: a unit of time after it (a duration), a currency sign or word around it (money),
+/// a percent sign or "per cent" (percent), a month name next to it (a date), else a count.
+pub fn stated_quantities(text: &str) -> QuantityKinds {
+    let tokens: Vec<String> = text
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| {
+                !c.is_alphanumeric() && !CURRENCY_SIGNS.contains(&c) && c != '%'
+            })
+            .to_lowercase()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    let is_number = |t: &str| {
+        t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|(w, _)| *w == t)
+    };
+    let currency = |t: &str| {
+        t.chars().any(|c| CURRENCY_SIGNS.contains(&c))
+            || CURRENCY_WORDS.contains(&t.trim_end_matches('.'))
+    };
+    let mut kinds = QuantityKinds::default();
+    for (i, token) in tokens.iter().enumerate() {
+        if !is_number(token) {
+            continue;
+        }
+        let next = |k: usize| tokens.get(i + k).map(String::as_str).unwrap_or("");
+        let prev = if i > 0 { tokens[i - 1].as_str() } else { "" };
+        if token.contains('%')
+            || next(1) == "%"
+            || next(1) == "percent"
+            || (next(1) == "per" && next(2) == "cent")
+        {
+            kinds.percent = true;
+        } else if currency(token) || currency(prev) || currency(next(1)) {
+            kinds.money = true;
+        } else if (1..=3).any(|k| DURATION_UNITS.contains(&next(k))) {
+            kinds.duration = true;
+        } else if MONTHS.contains(&prev) || MONTHS.contains(&next(1)) {
+            kinds.date = true;
+        } else {
+            kinds.count = true;
+        }
+    }
+    kinds
+}
+
+/// What quantities a question asks for ("how long" a duration or a date, "how much" money...).
+pub fn asked_quantities(question: &str) -> QuantityKinds {
+    let lower = format!(" {} ", question.to_lowercase());
+    let has = |cues: &[&str]| cues.iter().any(|c| lower.contains(c));
+    let duration = has(&[
+        "how long",
+        "how quickly",
+        "how soon",
+        "how fast",
+        "how many days",
+        "how many weeks",
+        "how many months",
+        "how many hours",
+        "how many years",
+        "how many business days",
+        "how many working days",
+        "period",
+        "window",
+        "deadline",
+        "time limit",
+        "timeframe",
+        "time frame",
+        "expire",
+        "expiry",
+        " valid ",
+        "notice",
+        "within how",
+        "days",
+        "weeks",
+        "months",
+    ]);
+    let date = has(&[
+        " when ",
+        "until when",
+        "by when",
+        "what date",
+        "which date",
+        "expire",
+        "expiry",
+    ]);
+    let money = has(&[
+        "how much",
+        " cost",
+        " price",
+        " fee",
+        "fees",
+        " charge",
+        "surcharge",
+        " pay ",
+        " paid",
+        "amount",
+        "threshold",
+        "minimum order",
+        "spend",
+        " free ",
+    ]);
+    let percent = has(&["percent", "per cent", "percentage", "%", " rate"]);
+    let count = !duration && !money && has(&["how many"]);
+    QuantityKinds {
+        duration,
+        money,
+        percent: percent || (money && has(&[" fee", "fees", "surcharge", "deduct"])),
+        date,
+        count,
+    }
+}
+
 fn is_unit_suffix(rest: &str) -> bool {
     ["st ", "nd ", "rd ", "th ", "h ", "am", "pm", "%"]
         .iter()

@@ -150,3 +150,31 @@ fn focus_words_leave_out_what_the_question_sets_aside() {
         "{focus:?}"
     );
 }
+
+#[test]
+fn quantities_are_read_with_their_units() {
+    let k = stated_quantities("within thirty (30) days after the date of Delivery");
+    assert!(k.duration && !k.money && !k.date);
+    let k = stated_quantities("a return carriage charge of C$8.95 is deducted");
+    assert!(k.money && !k.duration);
+    assert!(stated_quantities("a restocking fee of 15% of the price").percent);
+    assert!(stated_quantities("a fee of 1.5 per cent applies").percent);
+    assert!(stated_quantities("INR 1,499 or more").money);
+    assert!(stated_quantities("returned until 15 January of the following year").date);
+    assert!(stated_quantities("within 10 Business Days").duration);
+    assert!(stated_quantities("up to 3 devices").count);
+    assert!(!stated_quantities("Refunds go to the original payment method.").any());
+}
+
+#[test]
+fn questions_ask_for_kinds_of_quantity() {
+    assert!(asked_quantities("What is the return period for online orders?").duration);
+    assert!(asked_quantities("How long do refunds take?").duration);
+    let fee = asked_quantities("What is the restocking fee?");
+    assert!(fee.money && fee.percent && !fee.duration);
+    assert!(asked_quantities("How much is delivery?").money);
+    assert!(asked_quantities("When does my gift card expire?").date);
+    let devices = asked_quantities("How many devices can I use it on?");
+    assert!(devices.count && !devices.duration);
+    assert!(!asked_quantities("Can I return opened software?").any());
+}
