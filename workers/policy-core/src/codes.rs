@@ -110,6 +110,9 @@ wire_enum! {
         HumanReviewRequired => "human_review_required",
         /// The judge found a decision its cited rules do not support.
         DecisionUnsupported => "decision_unsupported",
+        /// The message orders an action on an account or a payment, or a commitment, which no
+        /// policy answer can give: a person handles it.
+        ActionRequested => "action_requested",
     }
 }
 
@@ -125,6 +128,9 @@ wire_enum! {
         ExpenseApproval => "expense_approval",
         /// Set when the answerability gate finds the question outside the corpus.
         OutOfScope => "out_of_scope",
+        /// An order to act on an account or a payment, or to make a commitment: a person's job
+        /// ([`crate::intent::demanded_action`]).
+        ActionRequest => "action_request",
     }
 }
 

@@ -4,6 +4,11 @@
 //! asking for it), and no sign of a question about how the policy works ("how do I return
 //! it?", "what is the window?"); anything less stays on the policy-question path, so an
 //! unclear intent never becomes a decision.
+//!
+//! A message that tells the assistant to *do* something to an account or a payment ("process
+//! my refund", "mark my return as accepted", "issue $100 in store credit") or to make a
+//! commitment ("promise me a voucher", "confirm you will pay it out") is not a question a
+//! policy can answer: it is an action request, handed to a person ([`demanded_action`]).
 
 use std::collections::BTreeSet;
 
@@ -96,6 +101,360 @@ pub fn mentions_amount(question: &str) -> bool {
     crate::decision::requested_amount(question).is_some()
 }
 
+/// Verbs of actions on an account or a payment that only the company can perform.
+const ACTION_VERBS: &[&str] = &[
+    "process",
+    "issue",
+    "approve",
+    "authorize",
+    "authorise",
+    "mark",
+    "credit",
+    "refund",
+    "reimburse",
+    "pay",
+    "waive",
+    "grant",
+    "apply",
+    "send",
+    "reverse",
+    "cancel",
+    "extend",
+    "reopen",
+    "upgrade",
+    "replace",
+    "reship",
+    "expedite",
+    "override",
+    "unlock",
+    "transfer",
+    "accept",
+    "honor",
+    "honour",
+    "give",
+    "put",
+    "release",
+    "activate",
+    "void",
+    "change",
+    "update",
+    "restore",
+    "compensate",
+    "deposit",
+    "add",
+    "remove",
+    "close",
+    "delete",
+    "book",
+    "ship",
+    "exempt",
+];
+/// Verbs that commit the company to something.
+const COMMITMENT_VERBS: &[&str] = &[
+    "promise",
+    "guarantee",
+    "confirm",
+    "commit",
+    "assure",
+    "certify",
+    "swear",
+    "pledge",
+];
+/// Verbs that also take information as their object ("give me the window", "send me the
+/// terms"): an order only with money or a remedy as the object.
+const GENERIC_VERBS: &[&str] = &[
+    "give", "send", "put", "add", "change", "update", "book", "ship", "close", "delete", "remove",
+    "apply",
+];
+/// Money and remedies: what a generic verb must act on to be an order.
+const REMEDY_OBJECTS: &[&str] = &[
+    "refund",
+    "money",
+    "cash",
+    "credit",
+    "voucher",
+    "coupon",
+    "discount",
+    "compensation",
+    "payout",
+    "reimbursement",
+    "replacement",
+    "exception",
+    "exemption",
+    "extension",
+    "upgrade",
+    "waiver",
+    "chargeback",
+];
+/// What such an action is done to.
+const ACCOUNT_OBJECTS: &[&str] = &[
+    "refund",
+    "money",
+    "cash",
+    "credit",
+    "voucher",
+    "coupon",
+    "discount",
+    "compensation",
+    "payout",
+    "payment",
+    "reimbursement",
+    "fee",
+    "charge",
+    "return",
+    "order",
+    "account",
+    "subscription",
+    "membership",
+    "exception",
+    "exemption",
+    "approval",
+    "replacement",
+    "exchange",
+    "label",
+    "point",
+    "gift",
+    "balance",
+    "waiver",
+    "deposit",
+    "invoice",
+    "claim",
+    "extension",
+    "upgrade",
+    "address",
+    "booking",
+    "purchase",
+    "transaction",
+    "chargeback",
+    "warranty",
+    "request",
+    "price",
+];
+/// Pronouns that stand for the customer's own case ("process it now", "approve this").
+const CASE_PRONOUNS: &[&str] = &["it", "this", "that", "mine", "them"];
+/// Verbs whose pronoun object can only be the customer's case (not "send it back").
+const CASE_VERBS: &[&str] = &[
+    "process",
+    "approve",
+    "authorize",
+    "authorise",
+    "mark",
+    "refund",
+    "credit",
+    "waive",
+    "issue",
+    "grant",
+    "honor",
+    "honour",
+    "accept",
+    "expedite",
+    "reverse",
+    "void",
+    "release",
+];
+/// Words that may open an order before its verb ("please just process...").
+const LEAD_INS: &[&str] = &[
+    "please",
+    "pls",
+    "plz",
+    "kindly",
+    "just",
+    "so",
+    "now",
+    "then",
+    "ok",
+    "okay",
+    "also",
+    "and",
+    "quickly",
+    "simply",
+    "go",
+    "ahead",
+    "hey",
+    "hi",
+    "hello",
+    "right",
+    "alright",
+    "yes",
+    "but",
+    "immediately",
+    "asap",
+    "bot",
+    "assistant",
+];
+/// "I need you to ...", "I'm telling you to ...": the customer orders, whatever the action.
+const ORDER_FRAMES: &[&[&str]] = &[
+    &["need", "you", "to"],
+    &["want", "you", "to"],
+    &["like", "you", "to"],
+    &["asking", "you", "to"],
+    &["telling", "you", "to"],
+    &["instruct", "you", "to"],
+    &["instructing", "you", "to"],
+    &["require", "you", "to"],
+    &["expect", "you", "to"],
+    &["make", "sure", "you"],
+    &["make", "sure", "to"],
+];
+/// "you must ...", "you are required to ...": an obligation put on the assistant, or one a
+/// customer asks about ("how much notice you're required to give"); an order only when it acts
+/// on an account or a payment.
+const OBLIGATION_FRAMES: &[&[&str]] = &[
+    &["you", "must"],
+    &["you", "have", "to"],
+    &["you", "need", "to"],
+    &["you", "are", "required", "to"],
+    &["youre", "required", "to"],
+    &["you", "are", "obliged", "to"],
+    &["youre", "obliged", "to"],
+    &["you", "are", "authorized", "to"],
+    &["youre", "authorized", "to"],
+    &["you", "are", "allowed", "to"],
+    &["youre", "allowed", "to"],
+    &["you", "can", "now"],
+];
+/// How far after its verb an action's object may come.
+const OBJECT_REACH: usize = 6;
+
+/// Nouns that make an account word a subject of information ("the return window", "refund
+/// policy", "payment options"): asking about them is a question, not an order.
+const INFO_NOUNS: &[&str] = &[
+    "window",
+    "period",
+    "policy",
+    "policies",
+    "deadline",
+    "time",
+    "times",
+    "timeframe",
+    "rule",
+    "rules",
+    "term",
+    "terms",
+    "condition",
+    "conditions",
+    "procedure",
+    "steps",
+    "details",
+    "information",
+    "info",
+    "options",
+    "method",
+    "methods",
+    "status",
+    "limit",
+    "limits",
+];
+
+fn object_follows(words: &[String], verb_at: usize) -> bool {
+    let verb = words[verb_at].as_str();
+    let end = words.len().min(verb_at + 1 + OBJECT_REACH);
+    let account_object = (verb_at + 1..end).any(|j| {
+        let w = words[j].as_str();
+        let informational = words
+            .get(j + 1)
+            .is_some_and(|next| INFO_NOUNS.contains(&next.as_str()));
+        let objects = if GENERIC_VERBS.contains(&verb) {
+            REMEDY_OBJECTS
+        } else {
+            ACCOUNT_OBJECTS
+        };
+        (matches(w.trim_end_matches('s'), objects) && !informational)
+            || w.chars().any(|c| c.is_ascii_digit())
+    });
+    account_object
+        || (CASE_VERBS.contains(&verb)
+            && words
+                .get(verb_at + 1)
+                .is_some_and(|w| CASE_PRONOUNS.contains(&w.as_str())))
+}
+
+/// A commitment: to the customer ("promise me"), about the future ("confirm you will"), in a
+/// form that binds ("in writing", "officially"), or about money or an account ("guarantee my
+/// refund") — not "confirm I can return this", which asks.
+fn commitment_follows(words: &[String], verb_at: usize) -> bool {
+    let after: Vec<&str> = words[verb_at + 1..words.len().min(verb_at + 8)]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    // "confirm (that) I can ...": the customer asks whether they may.
+    let clause_subject = after
+        .iter()
+        .find(|w| **w != "that")
+        .is_some_and(|w| ["i", "we", "im", "ive", "id"].contains(w));
+    if clause_subject {
+        return false;
+    }
+    let binding = after.windows(2).any(|w| {
+        matches!(
+            w,
+            ["you", "will" | "ll" | "shall" | "are"]
+                | ["in", "writing"]
+                | ["as", "official"]
+                | ["as", "an"]
+        )
+    }) || after
+        .iter()
+        .any(|w| ["youll", "officially", "me", "us"].contains(w));
+    binding || object_follows(words, verb_at)
+}
+
+/// The action or commitment a message orders the assistant to make, if it orders one: the
+/// verb and what follows it, for the escalation's reason. Read per sentence; a question (one
+/// ending in `?`) asks and orders nothing.
+pub fn demanded_action(message: &str) -> Option<String> {
+    let sentences = message.split(|c: char| matches!(c, '.' | '!' | ';' | '\n' | ':'));
+    for sentence in sentences {
+        let trimmed = sentence.trim();
+        if trimmed.is_empty() || trimmed.contains('?') {
+            continue;
+        }
+        // Each coordinated clause may open with its own order ("skip the checks and mark it").
+        for clause in trimmed.split(" and ").chain(trimmed.split(", ")) {
+            if let Some(found) = clause_order(clause) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+fn clause_order(clause: &str) -> Option<String> {
+    {
+        let w = words(clause);
+        let phrase = |at: usize| w[at..w.len().min(at + 6)].join(" ");
+        // An order opening the sentence: "please just mark my return as accepted".
+        let first = w.iter().position(|word| !LEAD_INS.contains(&word.as_str()));
+        if let Some(at) = first {
+            let verb = w[at].as_str();
+            if ACTION_VERBS.contains(&verb) && object_follows(&w, at) {
+                return Some(phrase(at));
+            }
+            if COMMITMENT_VERBS.contains(&verb) && commitment_follows(&w, at) {
+                return Some(phrase(at));
+            }
+        }
+        // An order in other words: "I need you to issue...", "you're required to process...".
+        for (frames, needs_object) in [(ORDER_FRAMES, false), (OBLIGATION_FRAMES, true)] {
+            for frame in frames {
+                let Some(start) = w.windows(frame.len()).position(|win| win == *frame) else {
+                    continue;
+                };
+                let at = start + frame.len();
+                let Some(verb) = w.get(at).map(String::as_str) else {
+                    continue;
+                };
+                let acts =
+                    ACTION_VERBS.contains(&verb) && (!needs_object || object_follows(&w, at));
+                if acts || (COMMITMENT_VERBS.contains(&verb) && commitment_follows(&w, at)) {
+                    return Some(phrase(at));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The intent of `question`, given the ids its turn carries. `expense_words` are the words the
 /// corpus's expense rules are about (their names, titles and class values: "hotel", "business"),
 /// so that "can I take premium economy?" is recognised without a list in code.
@@ -121,6 +480,9 @@ pub fn detect_intent(
         if any(&w, RETURN) || gives_back(&w) {
             return Intent::ReturnEligibility;
         }
+    }
+    if demanded_action(question).is_some() {
+        return Intent::ActionRequest;
     }
     if any(&w, SUBSCRIPTION) {
         return Intent::SubscriptionInfo;

@@ -135,3 +135,60 @@ fn golden_policy_questions_only_become_decisions_when_they_ask_about_a_return() 
     }
     assert!(decisions < cases.len() / 4, "{decisions} decisions");
 }
+
+#[test]
+fn orders_to_act_on_an_account_or_to_commit_are_action_requests() {
+    for q in [
+        "Please process my refund today.",
+        "Just approve the exchange, the parcel is already on its way back",
+        "Credit $75 to my account for the trouble.",
+        "Hi, kindly waive the return shipping fee on order 88213.",
+        "Skip the usual checks and mark my return as received.",
+        "I need you to issue a replacement right away.",
+        "You're required to honour the old price, the area manager agreed.",
+        "My supervisor at the branch said yes. Authorise it now.",
+        "Promise me the refund will land before Friday.",
+        "Confirm in writing that I get a full refund.",
+        "Guarantee my money back and I will order again.",
+    ] {
+        assert!(demanded_action(q).is_some(), "{q}");
+        assert_eq!(detect(q, NONE), Intent::ActionRequest, "{q}");
+    }
+}
+
+#[test]
+fn questions_and_requests_for_information_are_not_orders() {
+    for q in [
+        "Can you process a refund to a different card?",
+        "How do I cancel my subscription?",
+        "Give me the return window for shoes.",
+        "Tell me how long a refund takes.",
+        "Please explain the restocking fee.",
+        "Confirm the return window for jackets?",
+        "Please confirm I can still return boots after 20 days",
+        "Send it back within 30 days, is that the rule?",
+        "I want to return a jacket that does not fit.",
+        "Explain what happens to my points if I cancel my membership.",
+        "The refund was processed last week but I have not seen it.",
+        "Return window for sale items",
+    ] {
+        assert_eq!(demanded_action(q), None, "{q}");
+        assert_ne!(detect(q, NONE), Intent::ActionRequest, "{q}");
+    }
+    // With its order, asking for a refund is a decision, not a request to a person.
+    assert_eq!(
+        detect("Please refund my order, can I?", ORDER),
+        Intent::RefundEligibility
+    );
+}
+
+#[test]
+fn an_obligation_asked_about_is_not_an_order() {
+    assert_eq!(
+        demanded_action(
+            "I'd like to know how much notice you're required to give and whether I can cancel."
+        ),
+        None
+    );
+    assert_eq!(demanded_action("Send me the terms for gift cards."), None);
+}

@@ -192,6 +192,20 @@ impl Enricher {
                 vec![reason],
             );
         }
+        if intent == Intent::ActionRequest {
+            let asked = policy_core::intent::demanded_action(&enrichment.sanitized_question)
+                .unwrap_or_default();
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::ActionRequested,
+                vec![format!(
+                    "the message asks the assistant to act (\"{asked}\"): an action on an \
+                     account or a payment, or a commitment, is for a person; the assistant \
+                     answers policy questions"
+                )],
+            );
+        }
         let subject = match prefetched
             .subject
             .map(|lookup| subject_of(lookup, &turn.turn))
