@@ -403,7 +403,7 @@ fn commitment_follows(words: &[String], verb_at: usize) -> bool {
 /// verb and what follows it, for the escalation's reason. Read per sentence; a question (one
 /// ending in `?`) asks and orders nothing.
 pub fn demanded_action(message: &str) -> Option<String> {
-    let sentences = message.split(|c: char| matches!(c, '.' | '!' | ';' | '\n' | ':'));
+    let sentences = message.split(['.', '!', ';', '\n', ':']);
     for sentence in sentences {
         let trimmed = sentence.trim();
         if trimmed.is_empty() || trimmed.contains('?') {
