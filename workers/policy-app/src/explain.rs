@@ -33,7 +33,7 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
         for t in &expansion.terms {
             let _ = writeln!(
                 out,
-                "  {:<24} {:<10} {}",
+                "  {:<24} {:<10} nearest {:.2}  {}",
                 t.word,
                 if t.phrase {
                     "phrase"
@@ -42,6 +42,7 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                 } else {
                     "not used"
                 },
+                t.nearest_cosine,
                 t.equivalents.join(", ")
             );
         }

@@ -147,7 +147,7 @@ pub struct Retrieval {
     pub query_terms: Vec<QueryTerm>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryTerm {
     pub word: String,
     pub in_version: bool,
@@ -155,6 +155,8 @@ pub struct QueryTerm {
     pub equivalents: Vec<String>,
     #[serde(default)]
     pub phrase: bool,
+    #[serde(default)]
+    pub nearest_cosine: f32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -133,6 +133,7 @@ fn turn_state_at_every_stage() {
             in_version: false,
             equivalents: vec!["apparel".into()],
             phrase: false,
+            nearest_cosine: 0.66,
         }],
     });
     state.draft = Some(Draft {

@@ -20,6 +20,10 @@ pub struct QueryTerm {
     /// count as a word of the question of their own.
     #[serde(default)]
     pub phrase: bool,
+    /// Cosine of the version's closest word, whether or not it passed for an equivalent (0
+    /// when the word has no vector): how far the version's vocabulary is from the word.
+    #[serde(default)]
+    pub nearest_cosine: f32,
 }
 
 impl QueryTerm {
@@ -49,6 +53,7 @@ impl QueryExpansion {
                     in_version: true,
                     equivalents: Vec::new(),
                     phrase: false,
+                    nearest_cosine: 1.0,
                 })
                 .collect(),
         }

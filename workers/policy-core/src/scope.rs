@@ -42,6 +42,12 @@ impl fmt::Display for Foreign {
 pub struct RegionScope {
     /// Lower-case words of the region's clauses and titles (every version).
     words: HashSet<String>,
+    /// Initials of the capitalised terms the policy defines ("Cash on Delivery" → `cod`), so
+    /// that "COD" is the policy's own, not a business.
+    initialisms: HashSet<String>,
+    /// Words of the other regions' policies: a programme named there ("Second Ascent") is ours,
+    /// only not in this region (a topic the version lacks, not another business).
+    elsewhere: HashSet<String>,
     /// ISO 3166 alpha-2 codes (lower case) served by some region of the corpus, `eu` expanded
     /// to its member states.
     served: HashSet<String>,
@@ -54,10 +60,12 @@ impl RegionScope {
         texts: impl IntoIterator<Item = &'a str>,
         regions: impl IntoIterator<Item = &'a str>,
     ) -> RegionScope {
+        let texts: Vec<&str> = texts.into_iter().collect();
         let words = texts
-            .into_iter()
+            .iter()
             .flat_map(|t| words(t).map(|(w, _)| w.to_lowercase()))
             .collect();
+        let initialisms = texts.iter().flat_map(|t| initialisms(t)).collect();
         let mut served = HashSet::new();
         for region in regions {
             let region = region.to_lowercase();
@@ -71,12 +79,29 @@ impl RegionScope {
             }
             served.insert(region);
         }
-        RegionScope { words, served }
+        RegionScope {
+            words,
+            initialisms,
+            elsewhere: HashSet::new(),
+            served,
+        }
     }
 
-    /// The region's policy text uses this word (any case).
+    /// The same scope knowing the words of the corpus's other regions.
+    pub fn knowing_elsewhere<'a>(mut self, texts: impl IntoIterator<Item = &'a str>) -> Self {
+        self.elsewhere = texts
+            .into_iter()
+            .flat_map(|t| words(t).map(|(w, _)| w.to_lowercase()))
+            .collect();
+        self
+    }
+
+    /// The region's policy text uses this word (any case), or it is the initialism of a term
+    /// the policy defines.
     pub fn knows(&self, word: &str) -> bool {
-        self.words.contains(&word.to_lowercase())
+        let lower = word.to_lowercase();
+        let all_caps = word.len() >= 2 && word.chars().all(|c| c.is_ascii_uppercase());
+        self.words.contains(&lower) || (all_caps && self.initialisms.contains(&lower))
     }
 
     /// Everything the question names that the corpus does not cover, jurisdictions first.
@@ -84,30 +109,44 @@ impl RegionScope {
         let tokens: Vec<Token<'_>> = tokenize(question);
         let mut found = Vec::new();
         let mut in_country = vec![false; tokens.len()];
-        for (start, len, country) in countries_named(&tokens) {
+        for (start, len, code, name) in countries_named(&tokens) {
             in_country[start..start + len]
                 .iter_mut()
                 .for_each(|t| *t = true);
             let mentioned_by_policy = tokens[start..start + len]
                 .iter()
                 .all(|t| self.knows(t.bare()));
-            if !self.served.contains(country.code) && !mentioned_by_policy {
-                let name = Foreign::Jurisdiction(country.names[0].to_string());
+            if !self.served.contains(code) && !mentioned_by_policy {
+                let name = Foreign::Jurisdiction(name);
                 if !found.contains(&name) {
                     found.push(name);
                 }
             }
         }
+        for domain in web_domains(question) {
+            let name = domain.split('.').next().unwrap_or_default();
+            if !self.knows(name) {
+                found.push(Foreign::Organisation(domain));
+            }
+        }
         for (start, end) in name_runs(&tokens) {
-            if in_country[start..end].iter().any(|&c| c) {
+            // A country inside a name is part of it ("Decathlon India"): the rest is the name.
+            let mut end = end;
+            while end > start && in_country[end - 1] {
+                end -= 1;
+            }
+            if in_country[start..end].iter().any(|&c| c) || start == end {
                 continue;
             }
             let run = &tokens[start..end];
-            // A name made only of words our own policy uses is ours ("Northwind Plus").
-            if run
-                .iter()
-                .all(|t| self.knows(t.bare()) || is_stopword(t.bare()))
-            {
+            // A name made only of words our own policy uses is ours ("Northwind Plus"), here
+            // or in another region.
+            let ours = |t: &Token<'_>| {
+                self.knows(t.bare())
+                    || self.elsewhere.contains(&t.bare().to_lowercase())
+                    || is_stopword(t.bare())
+            };
+            if run.iter().all(ours) {
                 continue;
             }
             if acts_as_organisation(&tokens, start, end) {
@@ -117,6 +156,242 @@ impl RegionScope {
         }
         found
     }
+}
+
+/// Top-level domains a shop's web address ends in.
+const WEB_DOMAINS: &[&str] = &[
+    "com", "net", "org", "shop", "store", "co", "io", "ca", "uk", "au", "in", "de", "fr", "es",
+    "it", "nl", "jp", "br", "mx", "nz", "za", "sg", "ie", "be", "ch", "at", "se", "pl",
+];
+
+/// Web addresses written in the question ("Amazon.ca", "takealot.com"): a seller by name.
+fn web_domains(question: &str) -> Vec<String> {
+    question
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '\'' | '"' | '?' | '!'))
+        .map(|w| w.trim_end_matches(['.', ':', ';']))
+        .filter(|w| {
+            let parts: Vec<&str> = w.split('.').collect();
+            parts.len() >= 2
+                && parts[0].len() >= 2
+                && parts[0].chars().any(char::is_alphabetic)
+                && parts[0].chars().all(|c| c.is_alphanumeric() || c == '-')
+                && parts[1..]
+                    .iter()
+                    .all(|p| WEB_DOMAINS.contains(&p.to_lowercase().as_str()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Initials of the capitalised terms in `text`: runs of two to five words that start and end
+/// with a capital letter (small connecting words allowed between: "Cash on Delivery").
+fn initialisms(text: &str) -> Vec<String> {
+    let tokens: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let capital = |w: &str| w.starts_with(|c: char| c.is_uppercase());
+    let mut found = Vec::new();
+    for start in 0..tokens.len() {
+        if !capital(tokens[start]) {
+            continue;
+        }
+        for len in 2..=5 {
+            let Some(run) = tokens.get(start..start + len) else {
+                break;
+            };
+            let joined = run[1..len - 1].iter().all(|w| {
+                capital(w) || ["on", "of", "and", "for", "the", "to", "in", "de"].contains(w)
+            });
+            if !joined {
+                break;
+            }
+            if capital(run[len - 1]) {
+                found.push(
+                    run.iter()
+                        .filter_map(|w| w.chars().next())
+                        .flat_map(char::to_lowercase)
+                        .collect(),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// What a policy rules on: a noun after one of these (through "on", "for", "of"), or the object
+/// of one used as a verb, is what the rule would apply to.
+const POLICY_HEADS: &[&str] = &[
+    "warranty",
+    "warranties",
+    "guarantee",
+    "return",
+    "returns",
+    "refund",
+    "refunds",
+    "exchange",
+    "exchanges",
+    "policy",
+    "policies",
+    "delivery",
+    "shipping",
+    "price",
+    "prices",
+    "discount",
+    "discounts",
+    "repair",
+    "repairs",
+    "cover",
+    "coverage",
+    "protection",
+    "rules",
+    "terms",
+];
+/// Verbs whose object is the thing a rule applies to ("return prescription sunglasses").
+const POLICY_VERBS: &[&str] = &["return", "refund", "exchange", "repair", "cover", "insure"];
+/// Words that may open a noun phrase before its nouns.
+const DETERMINERS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "my",
+    "our",
+    "your",
+    "this",
+    "these",
+    "those",
+    "that",
+    "some",
+    "any",
+    "all",
+    "two",
+    "three",
+    "new",
+    "used",
+    "old",
+    "second-hand",
+];
+/// Words that end a noun phrase.
+const PHRASE_ENDS: &[&str] = &[
+    "and",
+    "or",
+    "but",
+    "if",
+    "when",
+    "that",
+    "which",
+    "who",
+    "you",
+    "i",
+    "we",
+    "to",
+    "in",
+    "on",
+    "for",
+    "of",
+    "at",
+    "from",
+    "with",
+    "by",
+    "after",
+    "before",
+    "within",
+    "is",
+    "are",
+    "was",
+    "were",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "will",
+    "would",
+    "bought",
+    "booked",
+    "ordered",
+    "purchased",
+    "get",
+    "got",
+];
+
+/// The things a question asks a rule about that the version in force never mentions and has
+/// no equivalent for ("the warranty on sofas", "the refund policy for flights", "return
+/// prescription sunglasses", "the e-bikes you sell"): not a product or service of this policy.
+/// `unknown` says whether a word is unknown to the version with no equivalent (the query
+/// expansion's verdict). Each noun phrase is judged by its last word, the thing itself.
+pub fn uncovered_subjects(question: &str, unknown: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let lower = question.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .map(|t| t.trim_matches(['-', '\'']))
+        .filter(|t| !t.is_empty())
+        .collect();
+    // Where a thing a rule applies to starts.
+    let mut starts = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let after_head = ["on", "for", "of"].contains(t)
+            && tokens[i.saturating_sub(4)..i]
+                .iter()
+                .any(|w| POLICY_HEADS.contains(w));
+        let object_of_verb = POLICY_VERBS.contains(t)
+            && i > 0
+            && ["i", "we", "you", "to", "can", "could", "do", "will"].contains(&tokens[i - 1]);
+        if after_head || object_of_verb {
+            starts.push(i + 1);
+        }
+        // "the e-bikes you sell": the phrase before it.
+        if *t == "you"
+            && tokens
+                .get(i + 1)
+                .is_some_and(|v| ["sell", "stock", "carry", "offer"].contains(v))
+        {
+            let begin = tokens[..i]
+                .iter()
+                .rposition(|w| DETERMINERS.contains(w) || PHRASE_ENDS.contains(w))
+                .map_or(0, |p| p + 1);
+            if begin < i {
+                starts.push(begin);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for start in starts {
+        let mut at = start;
+        while tokens.get(at).is_some_and(|t| DETERMINERS.contains(t)) {
+            at += 1;
+        }
+        // Conjoined phrases ("sofas and dining tables") are each a thing.
+        loop {
+            let phrase: Vec<&str> = tokens[at.min(tokens.len())..]
+                .iter()
+                .take_while(|t| !PHRASE_ENDS.contains(t))
+                .take(3)
+                .copied()
+                .collect();
+            let Some(head) = phrase
+                .iter()
+                .rev()
+                .flat_map(|t| crate::text::content_words(t))
+                .next()
+            else {
+                break;
+            };
+            if unknown(&head) && !found.contains(&head) {
+                found.push(head);
+            }
+            at += phrase.len();
+            if tokens.get(at) == Some(&"and") || tokens.get(at) == Some(&"or") {
+                at += 1;
+                while tokens.get(at).is_some_and(|t| DETERMINERS.contains(t)) {
+                    at += 1;
+                }
+                continue;
+            }
+            break;
+        }
+    }
+    found
 }
 
 /// A word of the question with what surrounds it.
@@ -404,6 +679,34 @@ const BUSINESS_NOUNS: &[&str] = &[
     "rental",
     "insurance",
     "subscription",
+    "member",
+    "members",
+    "dividend",
+    "rewards",
+    "points",
+    "loyalty",
+    "program",
+    "programme",
+    "club",
+];
+
+/// Nouns of a policy: "the return window at X", "delivery fees from X" name X's policy.
+const POLICY_NOUNS: &[&str] = &[
+    "window",
+    "period",
+    "rules",
+    "terms",
+    "price",
+    "prices",
+    "delivery",
+    "shipping",
+    "service",
+    "fee",
+    "fees",
+    "discount",
+    "discounts",
+    "deadline",
+    "conditions",
 ];
 
 /// The grammar around a name says it is a business: its policy, its shop, its own verbs.
@@ -423,9 +726,10 @@ fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool 
         return true;
     }
     // "the return policy at X", "refunds from X": the owner of the policy.
-    let owner_of = start >= 2
-        && before_is(&["at", "from", "with"])
-        && BUSINESS_NOUNS.contains(&tokens[start - 2].lower().as_str());
+    let owner_of = start >= 2 && before_is(&["at", "from", "with"]) && {
+        let noun = tokens[start - 2].lower();
+        BUSINESS_NOUNS.contains(&noun.as_str()) || POLICY_NOUNS.contains(&noun.as_str())
+    };
     if owner_of {
         return true;
     }
@@ -589,20 +893,234 @@ const JURISDICTION_NOUNS: &[&str] = &[
     "orders",
 ];
 
-/// Countries named in the question: (first token, number of tokens, country).
-fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static Country)> {
+/// States, provinces and territories, with their country's code: a jurisdiction too ("customers
+/// in Texas" are under the United States' rules). Names that are also people's or places'
+/// names elsewhere match only capitalised ([`ORDINARY_WORDS`]).
+const SUBDIVISIONS: &[(&str, &[&str])] = &[
+    (
+        "us",
+        &[
+            "Alabama",
+            "Alaska",
+            "Arizona",
+            "Arkansas",
+            "California",
+            "Colorado",
+            "Connecticut",
+            "Delaware",
+            "Florida",
+            "Hawaii",
+            "Idaho",
+            "Illinois",
+            "Indiana",
+            "Iowa",
+            "Kansas",
+            "Kentucky",
+            "Louisiana",
+            "Maine",
+            "Maryland",
+            "Massachusetts",
+            "Michigan",
+            "Minnesota",
+            "Mississippi",
+            "Missouri",
+            "Montana",
+            "Nebraska",
+            "Nevada",
+            "New Hampshire",
+            "New Jersey",
+            "New Mexico",
+            "New York",
+            "North Carolina",
+            "North Dakota",
+            "Ohio",
+            "Oklahoma",
+            "Oregon",
+            "Pennsylvania",
+            "Rhode Island",
+            "South Carolina",
+            "South Dakota",
+            "Tennessee",
+            "Texas",
+            "Utah",
+            "Vermont",
+            "Virginia",
+            "Washington",
+            "West Virginia",
+            "Wisconsin",
+            "Wyoming",
+            "Puerto Rico",
+        ],
+    ),
+    (
+        "ca",
+        &[
+            "Ontario",
+            "Quebec",
+            "Québec",
+            "British Columbia",
+            "Alberta",
+            "Manitoba",
+            "Saskatchewan",
+            "Nova Scotia",
+            "New Brunswick",
+            "Newfoundland",
+            "Prince Edward Island",
+            "Yukon",
+            "Nunavut",
+            "Northwest Territories",
+        ],
+    ),
+    (
+        "au",
+        &[
+            "New South Wales",
+            "Victoria",
+            "Queensland",
+            "Western Australia",
+            "South Australia",
+            "Tasmania",
+            "Northern Territory",
+            "Australian Capital Territory",
+        ],
+    ),
+    (
+        "in",
+        &[
+            "Maharashtra",
+            "Karnataka",
+            "Tamil Nadu",
+            "Kerala",
+            "Gujarat",
+            "Rajasthan",
+            "Uttar Pradesh",
+            "West Bengal",
+            "Telangana",
+            "Andhra Pradesh",
+            "Bihar",
+            "Odisha",
+            "Madhya Pradesh",
+            "Haryana",
+            "Assam",
+            "Goa",
+            "Delhi",
+            "Jharkhand",
+            "Chhattisgarh",
+            "Uttarakhand",
+            "Himachal Pradesh",
+        ],
+    ),
+    (
+        "de",
+        &[
+            "Bavaria",
+            "Bayern",
+            "Saxony",
+            "Sachsen",
+            "Hesse",
+            "Hessen",
+            "Baden-Württemberg",
+            "North Rhine-Westphalia",
+            "Nordrhein-Westfalen",
+            "Lower Saxony",
+            "Niedersachsen",
+            "Thuringia",
+            "Brandenburg",
+            "Schleswig-Holstein",
+            "Rhineland-Palatinate",
+        ],
+    ),
+    (
+        "br",
+        &[
+            "São Paulo",
+            "Sao Paulo",
+            "Rio de Janeiro",
+            "Minas Gerais",
+            "Bahia",
+            "Paraná",
+            "Rio Grande do Sul",
+            "Pernambuco",
+            "Ceará",
+            "Santa Catarina",
+            "Goiás",
+        ],
+    ),
+    (
+        "mx",
+        &[
+            "Jalisco",
+            "Nuevo León",
+            "Nuevo Leon",
+            "Yucatán",
+            "Yucatan",
+            "Chihuahua",
+            "Sonora",
+            "Baja California",
+            "Oaxaca",
+            "Puebla",
+            "Veracruz",
+            "Guanajuato",
+            "Quintana Roo",
+        ],
+    ),
+    (
+        "jp",
+        &[
+            "Hokkaido", "Okinawa", "Kanagawa", "Aichi", "Fukuoka", "Hyogo", "Saitama",
+        ],
+    ),
+    (
+        "es",
+        &[
+            "Catalonia",
+            "Cataluña",
+            "Andalusia",
+            "Andalucía",
+            "Basque Country",
+            "Galicia",
+        ],
+    ),
+    (
+        "fr",
+        &[
+            "Île-de-France",
+            "Brittany",
+            "Normandy",
+            "Provence",
+            "Corsica",
+        ],
+    ),
+    (
+        "it",
+        &["Lombardy", "Sicily", "Sardinia", "Tuscany", "Veneto"],
+    ),
+    ("cn", &["Guangdong", "Sichuan", "Zhejiang", "Jiangsu"]),
+];
+
+/// Whether `tokens` at `i` spell `name` (a country's, a state's, a short form).
+fn names_at(tokens: &[Token<'_>], i: usize, name: &str) -> Option<usize> {
+    let parts: Vec<&str> = name.split(' ').collect();
+    parts
+        .iter()
+        .enumerate()
+        .all(|(k, part)| {
+            tokens
+                .get(i + k)
+                .is_some_and(|t| same_name(t.bare().trim_end_matches('.'), part))
+        })
+        .then_some(parts.len())
+}
+
+/// Countries and their states named in the question: (first token, number of tokens, country
+/// code, the jurisdiction as reported).
+fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static str, String)> {
     let mut found = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         for country in COUNTRIES {
             for name in country.names {
-                let parts: Vec<&str> = name.split(' ').collect();
-                let matches = parts.iter().enumerate().all(|(k, part)| {
-                    tokens
-                        .get(i + k)
-                        .is_some_and(|t| same_name(t.bare().trim_end_matches('.'), part))
-                });
-                if matches {
-                    found.push((i, parts.len(), country));
+                if let Some(len) = names_at(tokens, i, name) {
+                    found.push((i, len, country.code, country.names[0].to_string()));
                 }
             }
             let demonym = country.demonyms.iter().any(|d| token.bare() == *d)
@@ -610,15 +1128,58 @@ fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static Country)
                     .get(i + 1)
                     .is_some_and(|next| JURISDICTION_NOUNS.contains(&next.lower().as_str()));
             if demonym {
-                found.push((i, 1, country));
+                found.push((i, 1, country.code, country.names[0].to_string()));
+            }
+        }
+        for (code, names) in SUBDIVISIONS {
+            for name in names.iter() {
+                if let Some(len) = names_at(tokens, i, name) {
+                    let country = COUNTRIES
+                        .iter()
+                        .find(|c| c.code == *code)
+                        .map_or(*code, |c| c.names[0]);
+                    found.push((i, len, code, format!("{name}, {country}")));
+                }
             }
         }
     }
+    // The longest name wins: "New South Wales" is not Wales.
+    let spans: Vec<(usize, usize)> = found.iter().map(|f| (f.0, f.0 + f.1)).collect();
+    found.retain(|(i, len, _, _)| {
+        !spans
+            .iter()
+            .any(|&(s, e)| s <= *i && i + len <= e && e - s > *len)
+    });
     found
 }
 
 /// Country names that are also ordinary words: matched only when capitalised.
-const ORDINARY_WORDS: &[&str] = &["Turkey", "Chile", "China", "Nippon"];
+const ORDINARY_WORDS: &[&str] = &[
+    "Turkey",
+    "Chile",
+    "China",
+    "Nippon",
+    "Washington",
+    "Virginia",
+    "Victoria",
+    "Maine",
+    "Indiana",
+    "Nevada",
+    "Georgia",
+    "Delhi",
+    "Goa",
+    "Assam",
+    "Bihar",
+    "Provence",
+    "Galicia",
+    "Sonora",
+    "Puebla",
+    "Bahia",
+    "Alberta",
+    "Florida",
+    "Montana",
+    "Carolina",
+];
 
 /// A country name matches in any case; its upper-case short forms ("US", "UK") and names that
 /// are also ordinary words ("turkey") only as written.

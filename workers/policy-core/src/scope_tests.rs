@@ -119,3 +119,100 @@ fn served_regions_come_from_the_manifest() {
     assert_eq!(canada.foreign("I live in Canada"), vec![]);
     assert_eq!(canada.foreign("German law says 14 days"), land("Germany"));
 }
+
+#[test]
+fn web_addresses_countries_in_names_and_club_nouns_name_other_businesses() {
+    let canada = scope(&["ca", "au", "in"]);
+    assert_eq!(
+        canada.foreign("Does Amazon.ca refund the shipping cost when I return something?"),
+        org("Amazon.ca")
+    );
+    assert_eq!(
+        canada.foreign("How long is the return window at Decathlon India?"),
+        org("Decathlon")
+    );
+    assert_eq!(
+        canada.foreign("How does the REI Co-op member dividend work?"),
+        org("REI Co-op")
+    );
+    // A version number or an amount with a dot is no address.
+    assert_eq!(
+        canada.foreign("Is v2.1 of the policy in force? I paid 49.99."),
+        vec![]
+    );
+}
+
+#[test]
+fn states_and_provinces_are_jurisdictions_of_their_country() {
+    let canada = scope(&["ca", "au", "in"]);
+    assert_eq!(
+        canada.foreign("What are the return rules for customers in Texas?"),
+        land("Texas, United States")
+    );
+    // Inside a served country: in scope.
+    assert_eq!(
+        canada.foreign("Do customers in Ontario pay the same?"),
+        vec![]
+    );
+    assert_eq!(canada.foreign("shipping to new south wales?"), vec![]);
+    // A name that is also a person's matches only capitalised, and ours is served anyway.
+    assert_eq!(canada.foreign("can victoria from support call me"), vec![]);
+}
+
+#[test]
+fn a_thing_a_rule_would_apply_to_that_the_policy_never_mentions_is_found() {
+    let known = [
+        "warranty", "jackets", "boots", "tents", "refund", "policy", "items", "sale",
+    ];
+    let unknown = |w: &str| !known.contains(&w);
+    for (question, things) in [
+        (
+            "What warranty do you give on sofas and dining tables?",
+            vec!["sofas", "tables"],
+        ),
+        (
+            "What's the refund policy for flights booked through your app?",
+            vec!["flights"],
+        ),
+        ("Can I return prescription sunglasses?", vec!["sunglasses"]),
+        (
+            "What is the warranty on the e-bikes you sell?",
+            vec!["bikes"],
+        ),
+    ] {
+        assert_eq!(uncovered_subjects(question, &unknown), things, "{question}");
+    }
+    for question in [
+        "What is the warranty on jackets?",
+        "Can I return my boots and tents?",
+        "What's the refund policy for sale items?",
+        "Do I pay extra if I use my Amex?",
+        "How long is the warranty?",
+    ] {
+        assert_eq!(
+            uncovered_subjects(question, &unknown),
+            Vec::<String>::new(),
+            "{question}"
+        );
+    }
+}
+
+#[test]
+fn the_initialism_of_a_term_the_policy_defines_is_ours() {
+    let scope = RegionScope::new(
+        ["Orders may be paid by Cash on Delivery up to INR 50,000."],
+        ["in"],
+    );
+    assert_eq!(scope.foreign("is COD possible for a 60k order"), vec![]);
+    assert_eq!(scope.foreign("Does IKEA deliver to my town?"), org("IKEA"));
+}
+
+#[test]
+fn a_programme_of_another_region_is_not_another_business() {
+    let india = RegionScope::new(["Returns within 15 days."], ["in", "ca"])
+        .knowing_elsewhere(["Trade in your gear through the Second Ascent programme."]);
+    assert_eq!(
+        india.foreign("Can I trade in my boots through the Second Ascent programme?"),
+        vec![]
+    );
+}

@@ -3,7 +3,8 @@
 //! with the nearest clause.
 //!
 //! - `out_of_scope`: the question names another organisation or a jurisdiction the corpus does
-//!   not serve ([`policy_core::scope`]).
+//!   not serve, or asks a rule about a thing (a product, a service) the region's policy never
+//!   mentions and has no equivalent for ([`policy_core::scope`]).
 //! - `out_of_scope` too: the question is closer to a library of requests no retailer's policy
 //!   answers (travel, insurance, weather...) than to any clause of the version in force
 //!   ([`crate::out_of_domain`]).
@@ -15,7 +16,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use policy_core::scope::{Foreign, RegionScope};
+use policy_core::expansion::QueryExpansion;
+use policy_core::scope::{uncovered_subjects, Foreign, RegionScope};
 use policy_core::text::{analyze, content_words, focus_parts};
 use policy_core::{Clause, Corpus};
 
@@ -29,6 +31,9 @@ pub struct AnswerabilityRule {
     /// Out of domain when the out-of-domain library is this much closer (cosine) to the
     /// question than the closest clause of the version in force.
     pub out_of_domain_margin: f32,
+    /// A thing asked about is outside the policy when the version's closest word is below
+    /// this cosine (and no version of the region mentions it).
+    pub uncovered_max_cosine: f32,
     /// The other version's answer must be at least this confident ...
     pub min_confidence: f64,
     /// ... and this much more confident than the version in force, or use words of the
@@ -166,6 +171,27 @@ impl AnswerabilityGate {
         self.scope(serving, region).foreign(question)
     }
 
+    /// Things the question asks a rule about that no version of the region mentions and the
+    /// version in force has no equivalent for ([`policy_core::scope::uncovered_subjects`]).
+    pub fn uncovered(
+        &self,
+        serving: &ServingState,
+        region: &str,
+        question: &str,
+        expansion: &QueryExpansion,
+    ) -> Vec<String> {
+        let scope = self.scope(serving, region);
+        let unknown = |word: &str| {
+            !scope.knows(word)
+                && expansion.words().find(|t| t.word == word).is_some_and(|t| {
+                    !t.in_version
+                        && t.equivalents.is_empty()
+                        && t.nearest_cosine < self.rule.uncovered_max_cosine
+                })
+        };
+        uncovered_subjects(question, &unknown)
+    }
+
     fn scope(&self, serving: &ServingState, region: &str) -> Arc<RegionScope> {
         let key = (serving.manifest_sha.clone(), region.to_string());
         let mut scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
@@ -287,12 +313,17 @@ impl AnswerabilityGate {
 }
 
 fn region_scope(corpus: &Corpus, serving: &ServingState, region: &str) -> RegionScope {
-    let texts = corpus
-        .clauses()
-        .iter()
-        .filter(|c| c.region == region)
-        .flat_map(|c| [c.text.as_str(), c.title.as_str()]);
-    RegionScope::new(texts, serving.manifest.regions())
+    let (here, elsewhere): (Vec<&Clause>, Vec<&Clause>) =
+        corpus.clauses().iter().partition(|c| c.region == region);
+    let texts = |clauses: Vec<&Clause>| -> Vec<String> {
+        clauses
+            .into_iter()
+            .flat_map(|c| [c.text.clone(), c.title.clone()])
+            .collect()
+    };
+    let (here, elsewhere) = (texts(here), texts(elsewhere));
+    RegionScope::new(here.iter().map(String::as_str), serving.manifest.regions())
+        .knowing_elsewhere(elsewhere.iter().map(String::as_str))
 }
 
 #[cfg(test)]
@@ -308,6 +339,7 @@ mod tests {
         let serving = serving();
         let gate = AnswerabilityGate::new(AnswerabilityRule {
             out_of_domain_margin: 0.1,
+            uncovered_max_cosine: 0.45,
             min_confidence: 0.7,
             margin: 0.2,
         });

@@ -114,6 +114,17 @@ pub struct PipelineConfig {
         default_value_t = 0.12
     )]
     pub out_of_domain_margin: f32,
+    /// A thing the question asks a rule about ("the warranty on sofas") is outside the policy
+    /// when no version of the region mentions it and the closest word of the version in force
+    /// is below this cosine (the highest bar with no false alarm on the development sets)
+    #[arg(
+        value_name = "POLICY_UNCOVERED_MAX_COSINE",
+        id = "policy_uncovered_max_cosine",
+        long = "uncovered-max-cosine",
+        env = "POLICY_UNCOVERED_MAX_COSINE",
+        default_value_t = 0.45
+    )]
+    pub uncovered_max_cosine: f32,
     /// A question escalates as `not_covered_in_version` when another version of the region
     /// answers it, from a topic the version in force lacks, with at least this confidence ...
     #[arg(
@@ -199,6 +210,7 @@ impl Default for PipelineConfig {
             runner_up_margin: 2.0,
             out_of_domain_library: "builtin".into(),
             out_of_domain_margin: 0.12,
+            uncovered_max_cosine: 0.45,
             coverage_min_confidence: 0.75,
             coverage_margin: 0.1,
             disclaimer_text: DISCLAIMER.into(),
@@ -214,6 +226,7 @@ impl PipelineConfig {
     pub fn answerability_rule(&self) -> crate::answerability::AnswerabilityRule {
         crate::answerability::AnswerabilityRule {
             out_of_domain_margin: self.out_of_domain_margin,
+            uncovered_max_cosine: self.uncovered_max_cosine,
             min_confidence: self.coverage_min_confidence,
             margin: self.coverage_margin,
         }
@@ -266,6 +279,12 @@ impl Settings for PipelineConfig {
             return Err(invalid(
                 "POLICY_CUTOVER_AMBIGUITY_HOURS",
                 "must not be negative",
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.uncovered_max_cosine) {
+            return Err(invalid(
+                "POLICY_UNCOVERED_MAX_COSINE",
+                "must be a cosine between -1 and 1",
             ));
         }
         if !(-1.0..=1.0).contains(&self.out_of_domain_margin) {

@@ -341,6 +341,26 @@ impl RetrieveStage {
             Ok(found) => found,
             Err(stop) => return Ok(stop),
         };
+        if let Some(gate) = &self.gate {
+            let things = gate.uncovered(
+                &ctx.serving,
+                &enrichment.region,
+                &enrichment.sanitized_question,
+                &expansion,
+            );
+            if !things.is_empty() {
+                let reason = format!(
+                    "out_of_scope: the question asks about {}, which no policy of region {} \
+                     mentions and {} has no equivalent for",
+                    things.join(", "),
+                    enrichment.region,
+                    enrichment.version_id
+                );
+                return Ok(Step::Done(Box::new(
+                    turn.escalate(ReasonCode::OutOfScope, vec![reason]),
+                )));
+            }
+        }
         // The closest any clause of the version comes to the question (before the cut).
         let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
         let mut hits = self

@@ -72,6 +72,7 @@ pub fn retrieval_to_wire(retrieval: &Retrieval) -> policy_avro::Retrieval {
                 in_version: t.in_version,
                 equivalents: t.equivalents.clone(),
                 phrase: t.phrase,
+                nearest_cosine: t.nearest_cosine,
             })
             .collect(),
     }
@@ -121,6 +122,7 @@ pub fn retrieval_from_wire(
                     in_version: t.in_version,
                     equivalents: t.equivalents.clone(),
                     phrase: t.phrase,
+                    nearest_cosine: t.nearest_cosine,
                 })
                 .collect(),
         },
@@ -268,6 +270,7 @@ mod tests {
                         in_version: false,
                         equivalents: vec!["apparel".into()],
                         phrase: false,
+                        nearest_cosine: 0.66,
                     }],
                 },
             },

@@ -45,26 +45,29 @@ impl WordVectors {
     }
 
     /// The words of `vocabulary` closest to `vector` at or above `floor`, best first, leaving
-    /// out the words whose stems `skip` already has.
+    /// out the words whose stems `skip` already has; and the cosine of the closest of all
+    /// (whatever the floor).
     pub fn nearest(
         &self,
         vector: &[f32],
         vocabulary: &BTreeSet<String>,
         skip: &BTreeSet<String>,
         floor: f32,
-    ) -> Vec<String> {
+    ) -> (Vec<String>, f32) {
         let mut scored: Vec<(f32, &String)> = vocabulary
             .iter()
             .filter(|w| analyze(w).iter().any(|s| !skip.contains(s)))
             .filter_map(|w| self.vectors.get(w).map(|v| (dot(vector, v), w)))
-            .filter(|(cosine, _)| *cosine >= floor)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        scored
+        let closest = scored.first().map_or(0.0, |s| s.0);
+        let words = scored
             .into_iter()
+            .filter(|(cosine, _)| *cosine >= floor)
             .take(EQUIVALENTS_PER_WORD)
             .map(|(_, w)| w.clone())
-            .collect()
+            .collect();
+        (words, closest)
     }
 }
 
@@ -137,7 +140,7 @@ pub fn expand(
                 EQUIVALENT_MIN_COSINE
             };
             let skip: BTreeSet<String> = analyze(&word).into_iter().collect();
-            let equivalents = vector(&word)
+            let (equivalents, nearest_cosine) = vector(&word)
                 .map(|v| words.nearest(&v, &vocabulary.words, &skip, floor))
                 .unwrap_or_default();
             QueryTerm {
@@ -145,12 +148,13 @@ pub fn expand(
                 in_version,
                 equivalents,
                 phrase: false,
+                nearest_cosine,
             }
         })
         .collect();
     for phrase in phrases {
         let skip: BTreeSet<String> = analyze(&phrase).into_iter().collect();
-        let equivalents = vector(&phrase)
+        let (equivalents, nearest_cosine) = vector(&phrase)
             .map(|v| words.nearest(&v, &vocabulary.words, &skip, CLOSE_EQUIVALENT_MIN_COSINE))
             .unwrap_or_default();
         let new: Vec<String> = equivalents
@@ -163,6 +167,7 @@ pub fn expand(
                 word: phrase,
                 equivalents: new,
                 phrase: true,
+                nearest_cosine,
             });
         }
     }
