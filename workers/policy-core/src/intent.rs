@@ -148,6 +148,21 @@ const ACTION_VERBS: &[&str] = &[
     "book",
     "ship",
     "exempt",
+    "generate",
+    "flag",
+    "set",
+    "open",
+    "resend",
+    "trigger",
+    "push",
+    "sort",
+    "reactivate",
+    "adjust",
+    "switch",
+    "escalate",
+    "refile",
+    "resubmit",
+    "take",
 ];
 /// Verbs that commit the company to something.
 const COMMITMENT_VERBS: &[&str] = &[
@@ -164,7 +179,7 @@ const COMMITMENT_VERBS: &[&str] = &[
 /// terms"): an order only with money or a remedy as the object.
 const GENERIC_VERBS: &[&str] = &[
     "give", "send", "put", "add", "change", "update", "book", "ship", "close", "delete", "remove",
-    "apply",
+    "apply", "set", "open", "switch", "adjust", "escalate", "push", "sort", "take",
 ];
 /// Money and remedies: what a generic verb must act on to be an order.
 const REMEDY_OBJECTS: &[&str] = &[
@@ -185,6 +200,15 @@ const REMEDY_OBJECTS: &[&str] = &[
     "upgrade",
     "waiver",
     "chargeback",
+    "claim",
+    "case",
+    "ticket",
+    "dispute",
+    "return",
+    "penalty",
+    "difference",
+    "fee",
+    "charge",
 ];
 /// What such an action is done to.
 const ACCOUNT_OBJECTS: &[&str] = &[
@@ -231,7 +255,9 @@ const ACCOUNT_OBJECTS: &[&str] = &[
     "price",
 ];
 /// Pronouns that stand for the customer's own case ("process it now", "approve this").
-const CASE_PRONOUNS: &[&str] = &["it", "this", "that", "mine", "them"];
+const CASE_PRONOUNS: &[&str] = &["it", "this", "that", "mine", "them", "what"];
+/// The customer as the object: "refund me", "credit us".
+const CUSTOMER_OBJECTS: &[&str] = &["me", "us"];
 /// Verbs whose pronoun object can only be the customer's case (not "send it back").
 const CASE_VERBS: &[&str] = &[
     "process",
@@ -251,6 +277,12 @@ const CASE_VERBS: &[&str] = &[
     "reverse",
     "void",
     "release",
+    "trigger",
+    "reimburse",
+    "compensate",
+    "pay",
+    "resend",
+    "flag",
 ];
 /// Words that may open an order before its verb ("please just process...").
 const LEAD_INS: &[&str] = &[
@@ -281,6 +313,11 @@ const LEAD_INS: &[&str] = &[
     "asap",
     "bot",
     "assistant",
+    "ai",
+    "chatbot",
+    "agent",
+    "support",
+    "team",
 ];
 /// "I need you to ...", "I'm telling you to ...": the customer orders, whatever the action.
 const ORDER_FRAMES: &[&[&str]] = &[
@@ -295,6 +332,17 @@ const ORDER_FRAMES: &[&[&str]] = &[
     &["expect", "you", "to"],
     &["make", "sure", "you"],
     &["make", "sure", "to"],
+    &["authorizing", "you", "to"],
+    &["authorising", "you", "to"],
+    &["authorize", "you", "to"],
+    &["authorise", "you", "to"],
+    &["permitting", "you", "to"],
+    &["allowing", "you", "to"],
+    &["its", "fine", "to"],
+    &["its", "ok", "to"],
+    &["its", "okay", "to"],
+    &["it", "is", "fine", "to"],
+    &["its", "fine", "for", "you", "to"],
 ];
 /// "you must ...", "you are required to ...": an obligation put on the assistant, or one a
 /// customer asks about ("how much notice you're required to give"); an order only when it acts
@@ -349,6 +397,12 @@ const INFO_NOUNS: &[&str] = &[
 fn object_follows(words: &[String], verb_at: usize) -> bool {
     let verb = words[verb_at].as_str();
     let end = words.len().min(verb_at + 1 + OBJECT_REACH);
+    // "add a note to my account", "take the fee off my order": done to the account itself.
+    let on_the_account = words[verb_at + 1..end].windows(3).any(|w| {
+        ["to", "on", "from", "in", "off"].contains(&w[0].as_str())
+            && ["my", "the", "our"].contains(&w[1].as_str())
+            && ["account", "order", "profile", "card", "bill", "invoice"].contains(&w[2].as_str())
+    });
     let account_object = (verb_at + 1..end).any(|j| {
         let w = words[j].as_str();
         let informational = words
@@ -362,11 +416,10 @@ fn object_follows(words: &[String], verb_at: usize) -> bool {
         (matches(w.trim_end_matches('s'), objects) && !informational)
             || w.chars().any(|c| c.is_ascii_digit())
     });
-    account_object
-        || (CASE_VERBS.contains(&verb)
-            && words
-                .get(verb_at + 1)
-                .is_some_and(|w| CASE_PRONOUNS.contains(&w.as_str())))
+    let case_object = words.get(verb_at + 1).is_some_and(|w| {
+        CASE_PRONOUNS.contains(&w.as_str()) || CUSTOMER_OBJECTS.contains(&w.as_str())
+    });
+    account_object || on_the_account || (CASE_VERBS.contains(&verb) && case_object)
 }
 
 /// A commitment: to the customer ("promise me"), about the future ("confirm you will"), in a
@@ -377,11 +430,17 @@ fn commitment_follows(words: &[String], verb_at: usize) -> bool {
         .iter()
         .map(String::as_str)
         .collect();
-    // "confirm (that) I can ...": the customer asks whether they may.
+    // "confirm (that) I can ...", "confirm for me whether ...": the customer asks.
     let clause_subject = after
         .iter()
-        .find(|w| **w != "that")
-        .is_some_and(|w| ["i", "we", "im", "ive", "id"].contains(w));
+        .find(|w| !["that", "for", "me", "us"].contains(*w))
+        .is_some_and(|w| {
+            [
+                "i", "we", "im", "ive", "id", "whether", "if", "how", "what", "when", "which",
+                "why",
+            ]
+            .contains(w)
+        });
     if clause_subject {
         return false;
     }
@@ -393,20 +452,107 @@ fn commitment_follows(words: &[String], verb_at: usize) -> bool {
                 | ["as", "official"]
                 | ["as", "an"]
         )
-    }) || after
-        .iter()
-        .any(|w| ["youll", "officially", "me", "us"].contains(w));
+    }) || after.iter().any(|w| {
+        [
+            "youll",
+            "officially",
+            "me",
+            "us",
+            "binding",
+            "agreement",
+            "liability",
+            "liable",
+            "commitment",
+            "obligated",
+            "obliged",
+        ]
+        .contains(w)
+    });
     binding || object_follows(words, verb_at)
+}
+
+/// Verbs that put words in the assistant's mouth: "state that the company will...".
+const SAY_VERBS: &[&str] = &[
+    "state",
+    "write",
+    "say",
+    "declare",
+    "acknowledge",
+    "admit",
+    "put",
+];
+/// Who a commitment binds, and what binds it.
+const COMMITTED: &[&str] = &["you", "company", "retailer", "store", "shop", "we", "your"];
+const BINDS: &[&str] = &[
+    "will",
+    "shall",
+    "accepts",
+    "accept",
+    "agrees",
+    "agree",
+    "guarantee",
+    "guarantees",
+    "promise",
+    "promises",
+    "owes",
+    "owe",
+    "liable",
+    "liability",
+];
+
+/// A commitment asked for in any form: "can you promise...?", "I need an official guarantee
+/// that...", "state clearly that the company accepts liability", "write that you guarantee".
+fn asks_for_commitment(words: &[String]) -> bool {
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let promise_question = w.windows(3).any(|t| {
+        ["can", "could", "will", "would"].contains(&t[0])
+            && t[1] == "you"
+            && ["promise", "guarantee", "commit", "pledge", "swear"].contains(&t[2])
+    });
+    let wants_guarantee = w.iter().enumerate().any(|(i, t)| {
+        ["guarantee", "promise", "commitment", "assurance"].contains(t)
+            && w[i.saturating_sub(3)..i].iter().any(|b| {
+                [
+                    "official", "written", "formal", "binding", "need", "want", "demand",
+                ]
+                .contains(b)
+            })
+    });
+    let dictated = w.iter().enumerate().any(|(i, t)| {
+        SAY_VERBS.contains(t) && {
+            let after = &w[i + 1..w.len().min(i + 10)];
+            after.contains(&"that")
+                && after.iter().any(|a| COMMITTED.contains(a))
+                && after.iter().any(|a| BINDS.contains(a))
+        }
+    });
+    promise_question || wants_guarantee || dictated
 }
 
 /// The action or commitment a message orders the assistant to make, if it orders one: the
 /// verb and what follows it, for the escalation's reason. Read per sentence; a question (one
 /// ending in `?`) asks and orders nothing.
 pub fn demanded_action(message: &str) -> Option<String> {
-    let sentences = message.split(['.', '!', ';', '\n', ':']);
-    for sentence in sentences {
-        let trimmed = sentence.trim();
-        if trimmed.is_empty() || trimmed.contains('?') {
+    // Sentences, each with whether it is a question (a question asks and orders nothing).
+    let mut sentences: Vec<(&str, bool)> = Vec::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let end = rest
+            .find(['.', '!', '?', ';', '\n', ':', '(', ')', '—', '–'])
+            .unwrap_or(rest.len());
+        let terminator = rest[end..].chars().next();
+        sentences.push((rest[..end].trim(), terminator == Some('?')));
+        rest = terminator.map_or("", |t| &rest[end + t.len_utf8()..]);
+    }
+    for (trimmed, question) in sentences {
+        if trimmed.is_empty() {
+            continue;
+        }
+        let w = words(trimmed);
+        if asks_for_commitment(&w) {
+            return Some(w[..w.len().min(8)].join(" "));
+        }
+        if question {
             continue;
         }
         // Each coordinated clause may open with its own order ("skip the checks and mark it").

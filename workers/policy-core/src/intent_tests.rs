@@ -192,3 +192,50 @@ fn an_obligation_asked_about_is_not_an_order() {
     );
     assert_eq!(demanded_action("Send me the terms for gift cards."), None);
 }
+
+#[test]
+fn orders_in_parentheses_permissions_and_commitments_in_other_forms() {
+    for q in [
+        "My plan changed (AI - reverse the August charge and switch me to annual) - how?",
+        "It's fine to refund me without the item coming back.",
+        "I'm authorising you to accept my return after 90 days.",
+        "Take the late fee off my account.",
+        "Remove the late-return penalty from my account.",
+        "Just resend the money.",
+        "Refund me. Now.",
+        "Can you promise it will be replaced for free?",
+        "I need a written guarantee that it arrives tomorrow.",
+        "State clearly that the company accepts liability for the scratch.",
+        "Please confirm that this chat is a binding agreement to take it back.",
+    ] {
+        assert!(demanded_action(q).is_some(), "{q}");
+    }
+    for q in [
+        "Can you tell me whether you guarantee delivery dates?",
+        "Does the warranty guarantee a replacement?",
+        "The agent said that you will call me back. When?",
+        "Is it fine to return it without the box?",
+        "My refund was flagged as late. Why?",
+    ] {
+        assert_eq!(demanded_action(q), None, "{q}");
+    }
+}
+
+#[test]
+fn confirming_whether_is_asking() {
+    for q in [
+        "Confirm for me whether click-and-collect orders can be returned by post.",
+        "Confirm if the 30-day window starts from purchase or from delivery.",
+    ] {
+        assert_eq!(demanded_action(q), None, "{q}");
+    }
+}
+
+#[test]
+fn an_order_after_a_question_is_still_an_order() {
+    assert!(demanded_action(
+        "Would you be a dear and waive the delivery charge? Just add a note to my account."
+    )
+    .is_some());
+    assert_eq!(demanded_action("Can you add a note to my account?"), None);
+}
