@@ -51,6 +51,8 @@ pub struct VersionMatch {
     /// Words the question asks about that the version in force never uses and this clause
     /// does ("handling" in "is there a handling fee?").
     pub gap: Vec<String>,
+    /// A version of another region: it shows the topic only with words of its own.
+    pub other_region: bool,
 }
 
 /// The version in force lacks the topic the question is about.
@@ -235,6 +237,17 @@ impl AnswerabilityGate {
             .clone()
     }
 
+    /// Whether the question asks with a word the version in force never uses: only then can
+    /// another region show a topic this version lacks (a cheap test before searching them).
+    pub fn asks_beyond(&self, serving: &ServingState, version_id: &str, question: &str) -> bool {
+        let in_force = self.wording(serving, version_id);
+        focus_parts(question)
+            .iter()
+            .flat_map(|part| content_words(part))
+            .flat_map(|w| analyze(&w))
+            .any(|stem| !in_force.stems.contains(&stem))
+    }
+
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
     /// uses and the version in force uses nowhere: "handling" in "is there a handling fee?"
     /// when the fee was retracted, "price adjustment" when only "price" remains.
@@ -292,10 +305,16 @@ impl AnswerabilityGate {
             .filter(|m| !own_topics.contains(&m.topic))
             .filter(|m| {
                 // Clearly better matched, or matched at least as well with words of the
-                // question the version in force never uses.
+                // question the version in force never uses. Another region's policy only shows
+                // a topic through such words: its wording differs from this region's anyway.
                 let better = m.confidence >= self.rule.min_confidence
                     && m.confidence - confidence >= self.rule.margin;
-                better || (!m.gap.is_empty() && m.confidence >= confidence)
+                let with_words = !m.gap.is_empty() && m.confidence >= confidence;
+                if m.other_region {
+                    with_words
+                } else {
+                    better || with_words
+                }
             })
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
         let covered_by = serving
@@ -349,6 +368,7 @@ mod tests {
             topic: topic.into(),
             confidence,
             gap: Vec::new(),
+            other_region: false,
         };
         let v1_topics = gate.topics(&serving, "eu-v1");
         let shared = v1_topics.iter().next().unwrap().clone();
@@ -381,5 +401,23 @@ mod tests {
             .not_covered(&serving, ("eu-v1", 0.85), vec![with_gap])
             .unwrap();
         assert!(found.reason("eu-v1").contains("\"match\" appears nowhere"));
+        // Another region: clearly better is not enough, only the question's own words show it.
+        let elsewhere = |gap: Vec<String>| VersionMatch {
+            version_id: "us-v1".into(),
+            other_region: true,
+            gap,
+            ..other("trade_in", 0.95)
+        };
+        assert_eq!(
+            gate.not_covered(&serving, ("eu-v1", 0.3), vec![elsewhere(Vec::new())]),
+            None
+        );
+        assert!(gate
+            .not_covered(
+                &serving,
+                ("eu-v1", 0.3),
+                vec![elsewhere(vec!["trade".into()])]
+            )
+            .is_some());
     }
 }

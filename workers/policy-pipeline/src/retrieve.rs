@@ -226,6 +226,58 @@ impl RetrieveStage {
                 topic: topic_of(clause),
                 confidence,
                 gap,
+                other_region: false,
+            });
+        }
+        matches
+    }
+
+    /// How the other regions answer the question, each with its version in force at `instant`
+    /// (else its latest): a topic the customer's region never had (a programme, a fee) shows
+    /// only there.
+    pub async fn other_regions(
+        &self,
+        serving: &ServingState,
+        question: &str,
+        region: &str,
+        version_id: &str,
+        instant: chrono::DateTime<chrono::Utc>,
+    ) -> Vec<VersionMatch> {
+        let mut matches = Vec::new();
+        for other_region in serving.manifest.regions().filter(|r| *r != region) {
+            let versions = serving
+                .manifest
+                .region_versions(other_region)
+                .unwrap_or_default();
+            let Some(version) = versions
+                .iter()
+                .find(|v| v.contains(instant))
+                .or(versions.last())
+            else {
+                continue;
+            };
+            let Ok((_, hits, confidence)) = self.ranked(question, other_region, &version.id).await
+            else {
+                continue;
+            };
+            let Some(clause) = hits
+                .first()
+                .and_then(|h| serving.corpus.clause(&h.clause_id))
+            else {
+                continue;
+            };
+            let gap = self
+                .gate
+                .as_ref()
+                .map(|gate| gate.gap(serving, version_id, question, clause))
+                .unwrap_or_default();
+            matches.push(VersionMatch {
+                version_id: version.id.clone(),
+                clause_id: clause.clause_id.clone(),
+                topic: topic_of(clause),
+                confidence,
+                gap,
+                other_region: true,
             });
         }
         matches
@@ -390,7 +442,7 @@ impl RetrieveStage {
         }
         let not_covered = match &self.gate {
             Some(gate) => {
-                let others = self
+                let mut others = self
                     .other_versions(
                         &ctx.serving,
                         &enrichment.sanitized_question,
@@ -398,6 +450,25 @@ impl RetrieveStage {
                         &enrichment.version_id,
                     )
                     .await;
+                if gate.asks_beyond(
+                    &ctx.serving,
+                    &enrichment.version_id,
+                    &enrichment.sanitized_question,
+                ) {
+                    let instant = enrichment.effective_at.unwrap_or(turn.turn.sent_at);
+                    let instant =
+                        chrono::DateTime::from_timestamp_millis(instant).unwrap_or_default();
+                    others.extend(
+                        self.other_regions(
+                            &ctx.serving,
+                            &enrichment.sanitized_question,
+                            &enrichment.region,
+                            &enrichment.version_id,
+                            instant,
+                        )
+                        .await,
+                    );
+                }
                 gate.not_covered(&ctx.serving, (&enrichment.version_id, confidence), others)
             }
             None => None,
