@@ -123,23 +123,9 @@ pub async fn write_bundle(
     let store = Arc::new(AuditStore::connect(audit).await?);
     let corpora = Arc::new(Corpora::new(settings, Some(options.archive.clone()))?);
     let scratch = tempfile::tempdir()?;
-    let pipelines = if options.rerun {
-        let index_dir = settings
-            .corpus
-            .index_dir
-            .clone()
-            .unwrap_or_else(|| scratch.path().join("served"));
-        Some(
-            Pipelines::build(
-                settings,
-                corpora.clone(),
-                &index_dir,
-                scratch.path().join("pinned"),
-            )
-            .await?,
-        )
-    } else {
-        None
+    let pipelines = match options.rerun {
+        true => Some(Pipelines::build(settings, corpora.clone(), scratch.path()).await?),
+        false => None,
     };
     let mut reader = Reader::open(
         settings,
@@ -383,31 +369,13 @@ pub fn verify(dir: &Path) -> anyhow::Result<Verification> {
         }
     }
     let mut present = Vec::new();
-    all_files(dir, dir, &mut present)?;
+    crate::publish::all_files(dir, dir, &mut present)?;
     for path in present {
         if path != "SHA256SUMS" && !listed.contains_key(&path) {
             report.unlisted.push(path);
         }
     }
     Ok(report)
-}
-
-fn all_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> anyhow::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            all_files(root, &entry.path(), out)?;
-        } else {
-            out.push(
-                entry
-                    .path()
-                    .strip_prefix(root)?
-                    .to_string_lossy()
-                    .replace('\\', "/"),
-            );
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -91,7 +91,8 @@ pub fn last_published(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Option
     bail!("could not read the last record of {topic} within 10 s")
 }
 
-fn all_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> anyhow::Result<()> {
+/// Every file under `dir`, as paths relative to `root` with `/` separators.
+pub(crate) fn all_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> anyhow::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         if entry.file_type()?.is_dir() {

@@ -10,6 +10,8 @@
 //! serves, so a corpus for Canada treats "UK rules" and "US rules" alike.
 
 use std::collections::HashSet;
+
+use crate::text::MONTHS;
 use std::fmt;
 
 /// Why a question is outside what the corpus covers.
@@ -427,7 +429,8 @@ impl<'a> Token<'a> {
         let inner_capital = word.chars().skip(1).any(char::is_uppercase);
         let capitalised = first.is_some_and(char::is_uppercase);
         let pronoun = matches!(word, "I" | "I'm" | "I'd" | "I've" | "I'll" | "OK");
-        let calendar = CALENDAR.contains(&word.to_lowercase().as_str());
+        let lower = word.to_lowercase();
+        let calendar = CALENDAR.contains(&lower.as_str()) || MONTHS.contains(&lower.as_str());
         !pronoun
             && !calendar
             && (capitalised || inner_capital)
@@ -582,7 +585,8 @@ const HOLIDAY_NOUNS: &[&str] = &["day", "days", "holiday", "holidays", "eve", "w
 /// Park shop" name where our shop is, not another business.
 const BRANCH_NOUNS: &[&str] = &["store", "shop", "branch", "outlet", "showroom", "location"];
 
-/// Capitalised by convention, never a business: days, months, seasons and holidays.
+/// Capitalised by convention, never a business: days, seasons and holidays (and the months,
+/// [`crate::text::MONTHS`]).
 const CALENDAR: &[&str] = &[
     "monday",
     "tuesday",
@@ -591,18 +595,6 @@ const CALENDAR: &[&str] = &[
     "friday",
     "saturday",
     "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "spring",
     "summer",
     "autumn",

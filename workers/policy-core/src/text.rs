@@ -493,7 +493,8 @@ const CURRENCY_WORDS: &[&str] = &[
     "rs", "dollar", "dollars", "euro", "euros", "pound", "pounds", "rupee", "rupees", "real",
     "reais", "yen", "rand", "peso", "pesos", "franc", "francs", "cents", "pence",
 ];
-const MONTHS: &[&str] = &[
+/// Month names and their abbreviations.
+pub(crate) const MONTHS: &[&str] = &[
     "january",
     "february",
     "march",

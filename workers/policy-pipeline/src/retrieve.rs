@@ -194,8 +194,37 @@ impl RetrieveStage {
         Ok((expansion, hits, confidence))
     }
 
-    /// How each other version of the region answers the question (versions that fail to
-    /// answer are left out: the check can only ever escalate, never answer).
+    /// How another version (of this region or another) answers the question: its best clause,
+    /// with the question's words the version in force (`version_id`) never uses and that
+    /// clause does. `None` when it does not answer (the check can only escalate, never answer).
+    async fn answer_elsewhere(
+        &self,
+        serving: &ServingState,
+        question: &str,
+        version_id: &str,
+        other: (&str, &str),
+    ) -> Option<VersionMatch> {
+        let (region, other_version) = other;
+        let (_, hits, confidence) = self.ranked(question, region, other_version).await.ok()?;
+        let clause = hits
+            .first()
+            .and_then(|h| serving.corpus.clause(&h.clause_id))?;
+        let gap = self
+            .gate
+            .as_ref()
+            .map(|gate| gate.gap(serving, version_id, question, clause))
+            .unwrap_or_default();
+        Some(VersionMatch {
+            version_id: other_version.to_string(),
+            clause_id: clause.clause_id.clone(),
+            topic: topic_of(clause),
+            confidence,
+            gap,
+            other_region: false,
+        })
+    }
+
+    /// How each other version of the region answers the question.
     pub async fn other_versions(
         &self,
         serving: &ServingState,
@@ -206,28 +235,10 @@ impl RetrieveStage {
         let versions = serving.manifest.region_versions(region).unwrap_or_default();
         let mut matches = Vec::new();
         for other in versions.iter().filter(|v| v.id != version_id) {
-            let Ok((_, hits, confidence)) = self.ranked(question, region, &other.id).await else {
-                continue;
-            };
-            let Some(clause) = hits
-                .first()
-                .and_then(|h| serving.corpus.clause(&h.clause_id))
-            else {
-                continue;
-            };
-            let gap = self
-                .gate
-                .as_ref()
-                .map(|gate| gate.gap(serving, version_id, question, clause))
-                .unwrap_or_default();
-            matches.push(VersionMatch {
-                version_id: other.id.clone(),
-                clause_id: clause.clause_id.clone(),
-                topic: topic_of(clause),
-                confidence,
-                gap,
-                other_region: false,
-            });
+            matches.extend(
+                self.answer_elsewhere(serving, question, version_id, (region, &other.id))
+                    .await,
+            );
         }
         matches
     }
@@ -256,29 +267,13 @@ impl RetrieveStage {
             else {
                 continue;
             };
-            let Ok((_, hits, confidence)) = self.ranked(question, other_region, &version.id).await
-            else {
-                continue;
-            };
-            let Some(clause) = hits
-                .first()
-                .and_then(|h| serving.corpus.clause(&h.clause_id))
-            else {
-                continue;
-            };
-            let gap = self
-                .gate
-                .as_ref()
-                .map(|gate| gate.gap(serving, version_id, question, clause))
-                .unwrap_or_default();
-            matches.push(VersionMatch {
-                version_id: version.id.clone(),
-                clause_id: clause.clause_id.clone(),
-                topic: topic_of(clause),
-                confidence,
-                gap,
+            let found = self
+                .answer_elsewhere(serving, question, version_id, (other_region, &version.id))
+                .await;
+            matches.extend(found.map(|m| VersionMatch {
                 other_region: true,
-            });
+                ..m
+            }));
         }
         matches
     }

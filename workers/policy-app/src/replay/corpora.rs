@@ -277,19 +277,24 @@ impl std::fmt::Debug for Pipelines {
 }
 
 impl Pipelines {
-    /// Builds the served (or candidate) pipeline, indexing into `index_dir`.
+    /// Builds the served (or candidate) pipeline, indexing into the settings' index directory
+    /// (else under `scratch`, where pinned pipelines keep their indexes too).
     pub async fn build(
         settings: &AppSettings,
         corpora: Arc<Corpora>,
-        index_dir: &Path,
-        index_root: PathBuf,
+        scratch: &Path,
     ) -> anyhow::Result<Pipelines> {
-        let (served, _) = crate::assemble::pipeline(settings, index_dir).await?;
+        let index_dir = settings
+            .corpus
+            .index_dir
+            .clone()
+            .unwrap_or_else(|| scratch.join("served"));
+        let (served, _) = crate::assemble::pipeline(settings, &index_dir).await?;
         Ok(Pipelines {
             settings: settings.clone(),
             served,
             corpora,
-            index_root,
+            index_root: scratch.join("pinned"),
             pinned: tokio::sync::Mutex::new(VecDeque::new()),
         })
     }

@@ -141,22 +141,7 @@ pub async fn run(
     let corpora = Arc::new(Corpora::new(settings, options.pinned.clone())?);
     let scratch = tempfile::tempdir()?;
     let pipelines = match options.mode {
-        Mode::Rerun => {
-            let index_dir = settings
-                .corpus
-                .index_dir
-                .clone()
-                .unwrap_or_else(|| scratch.path().join("served"));
-            Some(
-                Pipelines::build(
-                    settings,
-                    corpora.clone(),
-                    &index_dir,
-                    scratch.path().join("pinned"),
-                )
-                .await?,
-            )
-        }
+        Mode::Rerun => Some(Pipelines::build(settings, corpora.clone(), scratch.path()).await?),
         Mode::Rejudge => None,
     };
     let served = match options.mode {
