@@ -81,13 +81,27 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                 e.region,
                 gate.rule()
             );
-            let others = stage
+            let mut others = stage
                 .other_versions(&serving, &e.sanitized_question, &e.region, &e.version_id)
                 .await;
+            if gate.asks_beyond(&serving, &e.version_id, &e.sanitized_question) {
+                let instant = e.effective_at.unwrap_or(turn.sent_at);
+                others.extend(
+                    stage
+                        .other_regions(
+                            &serving,
+                            &e.sanitized_question,
+                            &e.region,
+                            &e.version_id,
+                            chrono::DateTime::from_timestamp_millis(instant).unwrap_or_default(),
+                        )
+                        .await,
+                );
+            }
             for m in &others {
                 let _ = writeln!(
                     out,
-                    "  {:<8} {:<16} topic {:<24} {} confidence {:.3} ({:+.3}) gap {:?}",
+                    "  {:<8} {:<16} topic {:<24} {} confidence {:.3} ({:+.3}) gap {:?}{}",
                     m.version_id,
                     m.clause_id,
                     m.topic,
@@ -98,7 +112,8 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                     },
                     m.confidence,
                     m.confidence - confidence,
-                    m.gap
+                    m.gap,
+                    if m.names_it { " (named)" } else { "" }
                 );
             }
         }

@@ -271,6 +271,11 @@ const SET_ASIDE: &[&str] = &[
     "i heard",
     "heard",
     "not interested",
+    "apparently",
+    "i was told",
+    "i've been told",
+    "i understand",
+    "i read",
 ];
 /// Phrases that set aside only what follows them in the same part ("pause it instead of
 /// cancelling").
@@ -290,6 +295,7 @@ pub fn focus_parts(question: &str) -> Vec<String> {
     lower
         .split([',', ';', ':', '.', '?', '!', '(', ')'])
         .flat_map(|part| part.split(" but "))
+        .flat_map(|part| part.split(" so "))
         .filter_map(|part| {
             let padded = format!(" {} ", part.trim());
             if SET_ASIDE

@@ -178,3 +178,9 @@ fn questions_ask_for_kinds_of_quantity() {
     assert!(devices.count && !devices.duration);
     assert!(!asked_quantities("Can I return opened software?").any());
 }
+
+#[test]
+fn what_the_customer_was_told_is_context_not_the_question() {
+    let parts = focus_parts("Apparently I can't pause my membership, so can I cancel it instead?");
+    assert_eq!(parts, ["can i cancel it instead"]);
+}

@@ -53,6 +53,9 @@ pub struct VersionMatch {
     pub gap: Vec<String>,
     /// A version of another region: it shows the topic only with words of its own.
     pub other_region: bool,
+    /// Some of `gap` is a name the question writes capitalised ("Second Ascent"): the question
+    /// asks about a programme or a service by its name.
+    pub names_it: bool,
 }
 
 /// The version in force lacks the topic the question is about.
@@ -248,6 +251,26 @@ impl AnswerabilityGate {
             .any(|stem| !in_force.stems.contains(&stem))
     }
 
+    /// Whether one of `gap` is written as a name in the question: capitalised, not as the
+    /// first word of a sentence.
+    pub fn names_any(question: &str, gap: &[String]) -> bool {
+        let mut sentence_start = true;
+        for word in question.split_whitespace() {
+            let bare: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+            let capitalised = bare.starts_with(char::is_uppercase);
+            if capitalised
+                && !sentence_start
+                && gap
+                    .iter()
+                    .any(|g| g.split(' ').any(|w| w.eq_ignore_ascii_case(&bare)))
+            {
+                return true;
+            }
+            sentence_start = word.ends_with(['.', '?', '!', ':']);
+        }
+        false
+    }
+
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
     /// uses and the version in force uses nowhere: "handling" in "is there a handling fee?"
     /// when the fee was retracted, "price adjustment" when only "price" remains.
@@ -310,10 +333,12 @@ impl AnswerabilityGate {
                 let better = m.confidence >= self.rule.min_confidence
                     && m.confidence - confidence >= self.rule.margin;
                 let with_words = !m.gap.is_empty() && m.confidence >= confidence;
+                // A programme asked about by a name only the other version uses.
+                let by_name = m.names_it && m.confidence >= self.rule.min_confidence;
                 if m.other_region {
-                    with_words
+                    with_words || by_name
                 } else {
-                    better || with_words
+                    better || with_words || by_name
                 }
             })
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
@@ -369,6 +394,7 @@ mod tests {
             confidence,
             gap: Vec::new(),
             other_region: false,
+            names_it: false,
         };
         let v1_topics = gate.topics(&serving, "eu-v1");
         let shared = v1_topics.iter().next().unwrap().clone();
@@ -419,5 +445,21 @@ mod tests {
                 vec![elsewhere(vec!["trade".into()])]
             )
             .is_some());
+        // Asked by the programme's name: not covered here, however well this version matches.
+        let named = VersionMatch {
+            names_it: true,
+            ..elsewhere(vec!["Ascent".into()])
+        };
+        assert!(gate
+            .not_covered(&serving, ("eu-v1", 0.99), vec![named])
+            .is_some());
+        assert!(AnswerabilityGate::names_any(
+            "Can I trade in boots through the Second Ascent programme?",
+            &["ascent".to_string()]
+        ));
+        assert!(!AnswerabilityGate::names_any(
+            "Trade in: how does it work?",
+            &["trade".to_string()]
+        ));
     }
 }

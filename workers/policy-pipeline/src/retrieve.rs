@@ -219,6 +219,7 @@ impl RetrieveStage {
             clause_id: clause.clause_id.clone(),
             topic: topic_of(clause),
             confidence,
+            names_it: AnswerabilityGate::names_any(question, &gap),
             gap,
             other_region: false,
         })
@@ -244,8 +245,8 @@ impl RetrieveStage {
     }
 
     /// How the other regions answer the question, each with its version in force at `instant`
-    /// (else its latest): a topic the customer's region never had (a programme, a fee) shows
-    /// only there.
+    /// and its latest: a topic the customer's region never had (a programme, a fee) shows only
+    /// there, perhaps in a version not yet in force.
     pub async fn other_regions(
         &self,
         serving: &ServingState,
@@ -260,20 +261,22 @@ impl RetrieveStage {
                 .manifest
                 .region_versions(other_region)
                 .unwrap_or_default();
-            let Some(version) = versions
+            let mut chosen: Vec<&str> = versions
                 .iter()
-                .find(|v| v.contains(instant))
-                .or(versions.last())
-            else {
-                continue;
-            };
-            let found = self
-                .answer_elsewhere(serving, question, version_id, (other_region, &version.id))
-                .await;
-            matches.extend(found.map(|m| VersionMatch {
-                other_region: true,
-                ..m
-            }));
+                .filter(|v| v.contains(instant))
+                .chain(versions.last())
+                .map(|v| v.id.as_str())
+                .collect();
+            chosen.dedup();
+            for other in chosen {
+                let found = self
+                    .answer_elsewhere(serving, question, version_id, (other_region, other))
+                    .await;
+                matches.extend(found.map(|m| VersionMatch {
+                    other_region: true,
+                    ..m
+                }));
+            }
         }
         matches
     }
