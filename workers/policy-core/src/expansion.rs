@@ -3,9 +3,7 @@
 //! by `policy-search` from the corpus and the embedding model). Carried with the retrieval so
 //! that every later stage judges "does this text answer the question" the same way.
 
-use std::collections::BTreeSet;
-
-use crate::text::analyze;
+use crate::text::stem_set;
 
 /// A word of the question with what the version in force calls it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -31,7 +29,7 @@ impl QueryTerm {
     pub fn stems(&self) -> Vec<String> {
         std::iter::once(&self.word)
             .chain(&self.equivalents)
-            .flat_map(|w| analyze(w))
+            .flat_map(|w| stem_set(w).iter().cloned().collect::<Vec<_>>())
             .collect()
     }
 }
@@ -76,8 +74,8 @@ impl QueryExpansion {
     /// For each of the question's words, whether a text covers it: by stem, the word itself or
     /// an equivalent, or an equivalent of a phrase the word is part of.
     pub fn covered_words(&self, text: &str) -> Vec<bool> {
-        let stems: BTreeSet<String> = analyze(text).into_iter().collect();
-        let has = |w: &str| analyze(w).iter().all(|s| stems.contains(s));
+        let stems = stem_set(text);
+        let has = |w: &str| stem_set(w).iter().all(|s| stems.contains(s));
         self.words()
             .map(|t| {
                 t.stems().iter().any(|s| stems.contains(s))

@@ -130,6 +130,8 @@ pub struct AnswerabilityGate {
     scopes: PerCorpus<RegionScope>,
     topics: PerCorpus<BTreeSet<String>>,
     wordings: PerCorpus<Wording>,
+    /// Per clause (keyed by its id): the other versions' best clauses recur from turn to turn.
+    clause_wordings: PerCorpus<Wording>,
 }
 
 impl AnswerabilityGate {
@@ -140,6 +142,7 @@ impl AnswerabilityGate {
             scopes: Mutex::default(),
             topics: Mutex::default(),
             wordings: Mutex::default(),
+            clause_wordings: Mutex::default(),
         }
     }
 
@@ -271,6 +274,18 @@ impl AnswerabilityGate {
         false
     }
 
+    fn clause_wording(&self, serving: &ServingState, clause: &Clause) -> Arc<Wording> {
+        let key = (serving.manifest_sha.clone(), clause.clause_id.clone());
+        let mut wordings = self
+            .clause_wordings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        wordings
+            .entry(key)
+            .or_insert_with(|| Arc::new(Wording::of([clause.title.as_str(), clause.text.as_str()])))
+            .clone()
+    }
+
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
     /// uses and the version in force uses nowhere: "handling" in "is there a handling fee?"
     /// when the fee was retracted, "price adjustment" when only "price" remains.
@@ -282,7 +297,7 @@ impl AnswerabilityGate {
         clause: &Clause,
     ) -> Vec<String> {
         let in_force = self.wording(serving, version_id);
-        let other = Wording::of([clause.title.as_str(), clause.text.as_str()]);
+        let other = self.clause_wording(serving, clause);
         let mut gap = Vec::new();
         for part in focus_parts(question) {
             let words: Vec<&str> = part

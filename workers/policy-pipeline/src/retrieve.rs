@@ -1,7 +1,8 @@
 //! Retrieve: the clauses of exactly the resolved (region, version), reranked, with a confidence
 //! and the tier it maps to.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use policy_core::citation::referenced_clause_numbers;
 use policy_core::extract::best_sentence;
@@ -26,6 +27,27 @@ pub struct RetrieveStage {
     expander: Option<Arc<dyn QueryExpander>>,
     /// Out-of-scope and not-covered checks (none: every question is taken as in scope).
     gate: Option<Arc<AnswerabilityGate>>,
+    /// Each version's ranking of a question, per corpus: the same question against the same
+    /// version always ranks the same (retrieval reads only that version), and one turn
+    /// consults several versions, so repeated questions cost a lookup.
+    ranked: Mutex<HashMap<RankedKey, Arc<Ranked>>>,
+}
+
+/// (manifest sha, region, version, question).
+type RankedKey = (String, String, String, String);
+
+/// Rankings kept before the cache starts over (each holds `top_k` clauses).
+const RANKED_ENTRIES: usize = 4096;
+
+/// A version's answer to a question: its words as the version knows them, the reranked
+/// candidates cut to `top_k`, the confidence, and the best cosine of any candidate before the
+/// cut (how close the version comes to the question at all).
+#[derive(Debug)]
+pub struct Ranked {
+    pub expansion: QueryExpansion,
+    pub hits: Vec<ClauseHit>,
+    pub confidence: f64,
+    pub in_domain: f32,
 }
 
 impl std::fmt::Debug for RetrieveStage {
@@ -112,6 +134,7 @@ impl RetrieveStage {
             top_k,
             expander: None,
             gate: None,
+            ranked: Mutex::default(),
         }
     }
 
@@ -136,6 +159,7 @@ impl RetrieveStage {
             top_k: self.top_k,
             expander: self.expander.clone(),
             gate: self.gate.clone(),
+            ranked: Mutex::default(),
         }
     }
 
@@ -180,18 +204,47 @@ impl RetrieveStage {
         &self.reranker
     }
 
-    /// The version's candidates reranked and cut to `top_k`, with their confidence.
-    async fn ranked(
+    /// The version's candidates reranked and cut to `top_k`, with their confidence, for the
+    /// corpus served under `manifest_sha` (from the cache when this question was ranked in
+    /// this version before).
+    pub async fn ranked(
         &self,
+        manifest_sha: &str,
         question: &str,
         region: &str,
         version_id: &str,
-    ) -> Result<(QueryExpansion, Vec<ClauseHit>, f64), SearchError> {
+    ) -> Result<Arc<Ranked>, SearchError> {
+        let key = (
+            manifest_sha.to_string(),
+            region.to_string(),
+            version_id.to_string(),
+            question.to_string(),
+        );
+        if let Some(found) = self
+            .ranked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(found.clone());
+        }
         let (expansion, hits) = self.candidates(question, region, version_id).await?;
+        let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
         let mut hits = self.reranker.rerank(question, &expansion, hits);
         hits.truncate(self.top_k);
         let confidence = self.reranker.confidence(&hits);
-        Ok((expansion, hits, confidence))
+        let ranked = Arc::new(Ranked {
+            expansion,
+            hits,
+            confidence,
+            in_domain,
+        });
+        let mut cache = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= RANKED_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, ranked.clone());
+        Ok(ranked)
     }
 
     /// How another version (of this region or another) answers the question: its best clause,
@@ -205,8 +258,13 @@ impl RetrieveStage {
         other: (&str, &str),
     ) -> Option<VersionMatch> {
         let (region, other_version) = other;
-        let (_, hits, confidence) = self.ranked(question, region, other_version).await.ok()?;
-        let clause = hits
+        let ranked = self
+            .ranked(&serving.manifest_sha, question, region, other_version)
+            .await
+            .ok()?;
+        let confidence = ranked.confidence;
+        let clause = ranked
+            .hits
             .first()
             .and_then(|h| serving.corpus.clause(&h.clause_id))?;
         let gap = self
@@ -387,10 +445,30 @@ impl RetrieveStage {
                 )));
             }
         }
-        let (expansion, hits) = match self.search(&turn).await? {
-            Ok(found) => found,
-            Err(stop) => return Ok(stop),
+        let ranked = match self
+            .ranked(
+                &ctx.serving.manifest_sha,
+                &enrichment.sanitized_question,
+                &enrichment.region,
+                &enrichment.version_id,
+            )
+            .await
+        {
+            Ok(ranked) => ranked,
+            Err(e @ SearchError::BoundaryViolation { .. }) => {
+                return Ok(Step::Done(Box::new(turn.escalate(
+                    ReasonCode::RetrievalBoundaryViolation,
+                    vec![e.to_string()],
+                ))))
+            }
+            Err(e) => return Err(StageError::new(StageName::Retrieve, e)),
         };
+        let (expansion, confidence, in_domain) = (
+            ranked.expansion.clone(),
+            ranked.confidence,
+            ranked.in_domain,
+        );
+        let hits = ranked.hits.clone();
         if let Some(gate) = &self.gate {
             let things = gate.uncovered(
                 &ctx.serving,
@@ -411,13 +489,7 @@ impl RetrieveStage {
                 )));
             }
         }
-        // The closest any clause of the version comes to the question (before the cut).
-        let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
-        let mut hits = self
-            .reranker
-            .rerank(&enrichment.sanitized_question, &expansion, hits);
-        hits.truncate(self.top_k);
-        let confidence = self.reranker.confidence(&hits);
+
         if let Some(gate) = &self.gate {
             if let Some(found) = gate.out_of_domain(&enrichment.sanitized_question).await {
                 tracing::debug!(

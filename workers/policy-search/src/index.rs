@@ -13,7 +13,9 @@ use policy_core::ClauseStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::lexical::Lexicon;
-use crate::vocabulary::{expand, missing_words, QueryExpansion, VersionVocabulary, WordVectors};
+use crate::vocabulary::{
+    expand, missing_words, NearestCache, QueryExpansion, VersionVocabulary, WordVectors,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -58,6 +60,8 @@ pub(crate) struct VectorStore {
     pub(crate) words: Arc<WordVectors>,
     /// Fingerprint of the content each version was indexed from: reindexing identical content is a no-op.
     pub(crate) fingerprints: BTreeMap<String, String>,
+    /// Nearest words found so far, for this snapshot's words and vectors.
+    pub(crate) nearest: Arc<NearestCache>,
 }
 
 impl VectorStore {
@@ -99,6 +103,7 @@ impl VectorStore {
             vocabularies,
             words: Arc::new(WordVectors::default()),
             fingerprints,
+            nearest: Arc::default(),
         }
     }
 
@@ -300,6 +305,7 @@ impl EmbeddedIndex {
         save_words(&self.dir, &words)?;
         let store = VectorStore {
             words: Arc::new(words),
+            nearest: Arc::default(),
             ..VectorStore::clone(&old)
         };
         *self.store.write().expect("store lock") = Arc::new(store);
@@ -325,8 +331,15 @@ impl EmbeddedIndex {
         };
         let words = store.words.clone();
         let mut word_vector = word_vector;
-        expand(question, vocabulary, &words, |w| {
-            words.get(w).map(<[f32]>::to_vec).or_else(|| word_vector(w))
+        expand(question, vocabulary, |text, skip, floor| {
+            store.nearest.get_or(version_id, text, floor, || {
+                words
+                    .get(text)
+                    .map(<[f32]>::to_vec)
+                    .or_else(|| word_vector(text))
+                    .map(|v| words.nearest(&v, vocabulary, skip, floor))
+                    .unwrap_or_default()
+            })
         })
     }
 

@@ -8,6 +8,7 @@
 //! nothing another version says enters a turn's scores.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Mutex;
 
 use crate::embed::dot;
 use crate::lexical::analyze;
@@ -46,24 +47,32 @@ impl WordVectors {
 
     /// The words of `vocabulary` closest to `vector` at or above `floor`, best first, leaving
     /// out the words whose stems `skip` already has; and the cosine of the closest of all
-    /// (whatever the floor).
+    /// (whatever the floor). One pass: the stems were taken when the vocabulary was built.
     pub fn nearest(
         &self,
         vector: &[f32],
-        vocabulary: &BTreeSet<String>,
+        vocabulary: &VersionVocabulary,
         skip: &BTreeSet<String>,
         floor: f32,
     ) -> (Vec<String>, f32) {
-        let mut scored: Vec<(f32, &String)> = vocabulary
-            .iter()
-            .filter(|w| analyze(w).iter().any(|s| !skip.contains(s)))
-            .filter_map(|w| self.vectors.get(w).map(|v| (dot(vector, v), w)))
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        let closest = scored.first().map_or(0.0, |s| s.0);
-        let words = scored
+        let mut closest = 0.0f32;
+        let mut above: Vec<(f32, &String)> = Vec::new();
+        for (word, stems) in &vocabulary.word_stems {
+            if !stems.iter().any(|s| !skip.contains(s)) {
+                continue;
+            }
+            let Some(v) = self.vectors.get(word) else {
+                continue;
+            };
+            let cosine = dot(vector, v);
+            closest = closest.max(cosine);
+            if cosine >= floor {
+                above.push((cosine, word));
+            }
+        }
+        above.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        let words = above
             .into_iter()
-            .filter(|(cosine, _)| *cosine >= floor)
             .take(EQUIVALENTS_PER_WORD)
             .map(|(_, w)| w.clone())
             .collect();
@@ -77,6 +86,8 @@ impl WordVectors {
 pub struct VersionVocabulary {
     pub words: BTreeSet<String>,
     pub stems: BTreeSet<String>,
+    /// Each word with its stems, taken once: a nearest-word search visits every word.
+    word_stems: Vec<(String, Vec<String>)>,
 }
 
 impl VersionVocabulary {
@@ -88,6 +99,11 @@ impl VersionVocabulary {
                 .words
                 .extend(policy_core::text::content_words(text));
         }
+        vocabulary.word_stems = vocabulary
+            .words
+            .iter()
+            .map(|w| (w.clone(), analyze(w)))
+            .collect();
         vocabulary
     }
 
@@ -118,16 +134,46 @@ pub fn expansion_texts(question: &str) -> (Vec<String>, Vec<String>) {
     (words, phrases)
 }
 
+/// The nearest words already found for a text in a version at a floor: (equivalents, closest
+/// cosine). Questions repeat their words, so a worker searches each word once per version; the
+/// index keeps one per snapshot (a new snapshot may have other words or vectors).
+#[derive(Debug, Default)]
+pub struct NearestCache(Mutex<HashMap<(String, String, u32), (Vec<String>, f32)>>);
+
+/// Entries kept before the cache starts over (a bound, not a tuning knob: words are few).
+const NEAREST_CACHE_ENTRIES: usize = 200_000;
+
+impl NearestCache {
+    pub fn get_or(
+        &self,
+        version_id: &str,
+        text: &str,
+        floor: f32,
+        find: impl FnOnce() -> (Vec<String>, f32),
+    ) -> (Vec<String>, f32) {
+        let key = (version_id.to_string(), text.to_string(), floor.to_bits());
+        if let Some(found) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return found.clone();
+        }
+        let found = find();
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= NEAREST_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, found.clone());
+        found
+    }
+}
+
 /// Expands a question against one version: each content word, whether the version uses it,
 /// and the version's closest words (a looser bar for words it does not use); and the phrases
 /// whose closest words the question's words alone would miss ("money back" → "refund").
-/// `vector` gives the vector of a word or phrase (from the index or the model); one it cannot
-/// give keeps no equivalent.
+/// `nearest` gives a word's or phrase's closest words of the version at a floor (with the
+/// closest cosine), from its vector; one without a vector has none.
 pub fn expand(
     question: &str,
     vocabulary: &VersionVocabulary,
-    words: &WordVectors,
-    mut vector: impl FnMut(&str) -> Option<Vec<f32>>,
+    mut nearest: impl FnMut(&str, &BTreeSet<String>, f32) -> (Vec<String>, f32),
 ) -> QueryExpansion {
     let (content, phrases) = expansion_texts(question);
     let mut terms: Vec<QueryTerm> = content
@@ -140,9 +186,7 @@ pub fn expand(
                 EQUIVALENT_MIN_COSINE
             };
             let skip: BTreeSet<String> = analyze(&word).into_iter().collect();
-            let (equivalents, nearest_cosine) = vector(&word)
-                .map(|v| words.nearest(&v, &vocabulary.words, &skip, floor))
-                .unwrap_or_default();
+            let (equivalents, nearest_cosine) = nearest(&word, &skip, floor);
             QueryTerm {
                 word,
                 in_version,
@@ -154,9 +198,7 @@ pub fn expand(
         .collect();
     for phrase in phrases {
         let skip: BTreeSet<String> = analyze(&phrase).into_iter().collect();
-        let (equivalents, nearest_cosine) = vector(&phrase)
-            .map(|v| words.nearest(&v, &vocabulary.words, &skip, CLOSE_EQUIVALENT_MIN_COSINE))
-            .unwrap_or_default();
+        let (equivalents, nearest_cosine) = nearest(&phrase, &skip, CLOSE_EQUIVALENT_MIN_COSINE);
         let new: Vec<String> = equivalents
             .into_iter()
             .filter(|e| !terms.iter().any(|t| t.equivalents.contains(e)))
@@ -215,8 +257,10 @@ mod tests {
             .vectors
             .insert("refunds".into(), unit(&[0.0, 1.0, 0.0]));
         words.vectors.insert("card".into(), unit(&[0.0, 0.2, 1.0]));
-        let expansion = expand("Can I return my hoodie?", &vocabulary, &words, |w| {
-            (w == "hoodie").then(|| unit(&[0.9, 0.2, 0.0]))
+        let expansion = expand("Can I return my hoodie?", &vocabulary, |w, skip, floor| {
+            (w == "hoodie")
+                .then(|| words.nearest(&unit(&[0.9, 0.2, 0.0]), &vocabulary, skip, floor))
+                .unwrap_or_default()
         });
         assert!(
             expansion.terms.iter().all(|t| !t.phrase),

@@ -420,6 +420,11 @@ async fn a_policy_change_is_rejudged_pinned_and_what_if_over_served_history() {
     let mut served = serving("forensics", &[("POLICY_CORPUS", &policies_arg)]).await;
     let (cases, count) = eu_cases(work.path());
     send(&served, &["--golden", &cases], count).await;
+    let (turns_topic, group) = (
+        format!("{}.turns", served.prefix),
+        format!("{}-all", served.prefix),
+    );
+    let before = tokio::task::block_in_place(|| settled_progress(&group, &turns_topic));
     let dir = tempfile::tempdir().unwrap();
     let index = index_copy(dir.path());
     let repo_args = ["--repo", policies_arg.as_str()];
@@ -643,6 +648,12 @@ async fn a_policy_change_is_rejudged_pinned_and_what_if_over_served_history() {
     .unwrap();
     let tampered = run_policyctl(&served, &["forensics", "verify", &bundle_arg], 1);
     assert!(tampered.contains("CHANGED  turns/"), "{tampered}");
+
+    let after = tokio::task::block_in_place(|| settled_progress(&group, &turns_topic));
+    assert_eq!(
+        before, after,
+        "no replay, impact or bundle moved the live group"
+    );
 
     served.stop_worker();
     served.db.drop().await;
