@@ -138,7 +138,12 @@ pub fn expansion_texts(question: &str) -> (Vec<String>, Vec<String>) {
 /// cosine). Questions repeat their words, so a worker searches each word once per version; the
 /// index keeps one per snapshot (a new snapshot may have other words or vectors).
 #[derive(Debug, Default)]
-pub struct NearestCache(Mutex<HashMap<(String, String, u32), (Vec<String>, f32)>>);
+pub struct NearestCache(Mutex<HashMap<NearestKey, Nearest>>);
+
+/// (version, word or phrase, floor's bits).
+type NearestKey = (String, String, u32);
+/// The equivalents and the closest cosine.
+type Nearest = (Vec<String>, f32);
 
 /// Entries kept before the cache starts over (a bound, not a tuning knob: words are few).
 const NEAREST_CACHE_ENTRIES: usize = 200_000;
@@ -258,9 +263,11 @@ mod tests {
             .insert("refunds".into(), unit(&[0.0, 1.0, 0.0]));
         words.vectors.insert("card".into(), unit(&[0.0, 0.2, 1.0]));
         let expansion = expand("Can I return my hoodie?", &vocabulary, |w, skip, floor| {
-            (w == "hoodie")
-                .then(|| words.nearest(&unit(&[0.9, 0.2, 0.0]), &vocabulary, skip, floor))
-                .unwrap_or_default()
+            if w == "hoodie" {
+                words.nearest(&unit(&[0.9, 0.2, 0.0]), &vocabulary, skip, floor)
+            } else {
+                Default::default()
+            }
         });
         assert!(
             expansion.terms.iter().all(|t| !t.phrase),
