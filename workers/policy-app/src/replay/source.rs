@@ -284,8 +284,7 @@ impl Reader {
         // Turn and conversation ids name few turns: their original bytes are read back from the
         // topic while it holds them.
         let topic = matches!(source, Source::TurnIds(_) | Source::ConversationIds(_))
-            .then(|| TopicLookup::new(settings, &turns_topic, timeout))
-            .transpose()?;
+            .then(|| TopicLookup::new(settings, &turns_topic, timeout));
         Ok(Reader {
             inner: Inner::Audit(Box::new(AuditPages {
                 store,
@@ -589,7 +588,7 @@ impl AuditPages {
             offset: row.input_offset,
         };
         if let Some(topic) = &self.topic {
-            if let Some(turn) = topic.turn_at(&input).await? {
+            if let Some(turn) = topic.turn_at(&input).await {
                 return Ok(Item {
                     input,
                     turn: Ok(turn),
@@ -615,27 +614,43 @@ impl AuditPages {
 }
 
 /// Single messages of the turns topic by their coordinates, while the topic still holds them.
+/// When the topic cannot be read at all (the broker is unreachable, the registry down), the
+/// turns are rebuilt from their audit rows instead, once warned: a forensic replay does not
+/// depend on Kafka being up, and each diff says where its turn came from.
 struct TopicLookup {
     settings: AppSettings,
     topic: String,
     timeout: Duration,
     codecs: tokio::sync::OnceCell<ClientCodecs>,
+    unreachable: AtomicBool,
 }
 
 impl TopicLookup {
-    fn new(settings: &AppSettings, topic: &str, timeout: Duration) -> anyhow::Result<TopicLookup> {
-        Ok(TopicLookup {
+    fn new(settings: &AppSettings, topic: &str, timeout: Duration) -> TopicLookup {
+        TopicLookup {
             settings: settings.clone(),
             topic: topic.to_string(),
             timeout,
             codecs: tokio::sync::OnceCell::new(),
-        })
+            unreachable: AtomicBool::new(false),
+        }
     }
 
-    async fn turn_at(&self, at: &InputCoordinates) -> anyhow::Result<Option<ChatTurn>> {
-        if at.topic != self.topic {
-            return Ok(None);
+    async fn turn_at(&self, at: &InputCoordinates) -> Option<ChatTurn> {
+        if at.topic != self.topic || self.unreachable.load(Ordering::Relaxed) {
+            return None;
         }
+        match self.read(at).await {
+            Ok(turn) => turn,
+            Err(e) => {
+                tracing::warn!(topic = self.topic, error = %e, "the turns topic cannot be read: turns are rebuilt from their audit rows");
+                self.unreachable.store(true, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    async fn read(&self, at: &InputCoordinates) -> anyhow::Result<Option<ChatTurn>> {
         let (settings, topic, at_copy, timeout) = (
             self.settings.clone(),
             self.topic.clone(),
