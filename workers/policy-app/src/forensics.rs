@@ -43,6 +43,8 @@ pub struct BundleOptions {
     /// Also re-run each turn pinned to its sha (needs the model; off: judge only).
     pub rerun: bool,
     pub timeout: Duration,
+    /// A progress line with rate and ETA on standard error.
+    pub progress: bool,
 }
 
 /// What went into a bundle.
@@ -143,6 +145,7 @@ pub async fn write_bundle(
     };
     let mut report = BundleReport::default();
     let mut index_turns = Vec::new();
+    let mut progress = crate::replay::progress::Progress::new(options.progress, reader.total());
     while let Some(page) = reader.next_page().await? {
         for item in page {
             let entry = turn_files(
@@ -156,7 +159,9 @@ pub async fn write_bundle(
             .await?;
             index_turns.push(entry);
         }
+        progress.update(reader.position(), report.turns as u64);
     }
+    progress.finish();
     let index = json!({
         "created_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "code_version": crate::replay::sink::code_version(),

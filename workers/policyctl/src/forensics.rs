@@ -43,6 +43,9 @@ pub(crate) struct BundleArgs {
     /// How long reading may wait on the broker.
     #[arg(long, default_value_t = 60)]
     timeout_secs: u64,
+    /// No progress line on standard error.
+    #[arg(long)]
+    quiet: bool,
     #[command(flatten)]
     app: AppSettings,
     #[command(flatten)]
@@ -60,6 +63,7 @@ pub(crate) async fn run(command: ForensicsCommand) -> anyhow::Result<ExitCode> {
                 archive: args.repo.archive(&args.app),
                 rerun: !args.no_rerun,
                 timeout: Duration::from_secs(args.timeout_secs),
+                progress: !args.quiet,
             };
             let report = forensics::write_bundle(&args.app, &args.audit, &options).await?;
             println!(
