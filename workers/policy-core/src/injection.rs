@@ -1446,7 +1446,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         contains_any(text, REFRAME_AS_REAL) || orders_a_pretence(text),
         Signal::ReframeAsReal,
     );
-    add(standing_order(text), Signal::DictatedOutput);
+    add(
+        standing_order(text) || pretends_the_policy_says(text),
+        Signal::DictatedOutput,
+    );
     add(contains_any(text, AUTHORITY), Signal::AuthorityClaim);
     add(contains_any(text, GRANT), Signal::GrantDemand);
     add(
@@ -1878,6 +1881,48 @@ const REFRAMING_IMPERATIVES: &[&str] = &["pretend", "assume", "picture", "suppos
 /// completed"), not a question about the customer's situation ("suppose my parcel is lost,
 /// what happens?").
 fn orders_a_pretence(text: &str) -> bool {
+    pretence(text, has_finite_verb)
+}
+
+/// What the assistant answers from: a pretence about what it says forges the policy.
+const POLICY_SOURCES: &[&str] = &[
+    "policy",
+    "policies",
+    "terms",
+    "clause",
+    "clauses",
+    "rules",
+    "rule",
+    "warranty",
+    "guarantee",
+    "contract",
+    "conditions",
+    "website",
+    "faq",
+    "document",
+];
+
+/// A pretence about what the policy says ("pretend the Canadian policy says 90 days"): the
+/// answer would be drafted from a policy the customer wrote, so it dictates the answer.
+fn pretends_the_policy_says(text: &str) -> bool {
+    pretence(text, |statement| {
+        let plural_statement = statement.iter().take(6).any(|w| {
+            matches!(
+                *w,
+                "say" | "state" | "allow" | "permit" | "give" | "let" | "cover" | "include"
+            )
+        });
+        statement
+            .iter()
+            .take(4)
+            .any(|w| POLICY_SOURCES.contains(w))
+            && (has_finite_verb(statement) || plural_statement)
+    })
+}
+
+/// A sentence opening with a reframing imperative followed by a statement that `about`
+/// accepts (its words after the imperative).
+fn pretence(text: &str, about: impl Fn(&[&str]) -> bool) -> bool {
     text.split(['.', '!', ';', '\n']).any(|sentence| {
         let tokens = words(sentence.trim());
         let start = tokens
@@ -1891,7 +1936,7 @@ fn orders_a_pretence(text: &str) -> bool {
         REFRAMING_IMPERATIVES.contains(verb)
             && !sentence.contains('?')
             && rest.len() > 3
-            && has_finite_verb(&rest[1..])
+            && about(&rest[1..])
     })
 }
 
@@ -1948,7 +1993,8 @@ fn asks_for_role_play(text: &str) -> bool {
     })
 }
 
-/// A finite verb within a few words ("the window is", "the refund has been").
+/// A finite verb within a few words ("the window is", "the refund has been", "the policy
+/// says"): what a document states counts, since "pretend the policy says 90 days" asserts it.
 fn has_finite_verb(tokens: &[&str]) -> bool {
     tokens.iter().take(5).any(|t| {
         matches!(
@@ -1965,6 +2011,21 @@ fn has_finite_verb(tokens: &[&str]) -> bool {
                 | "applies"
                 | "does"
                 | "must"
+                | "says"
+                | "said"
+                | "states"
+                | "stated"
+                | "reads"
+                | "allows"
+                | "permits"
+                | "gives"
+                | "lets"
+                | "covers"
+                | "includes"
+                | "offers"
+                | "provides"
+                | "guarantees"
+                | "entitles"
         )
     })
 }
