@@ -318,9 +318,26 @@ pub fn normalize(raw: &str) -> Normalized {
     let (unleet, leeted) = undo_leet(&lower);
     let (joined, spaced) = join_spaced_letters(&unleet);
     Normalized {
-        text: joined.split_whitespace().collect::<Vec<_>>().join(" "),
+        text: joined
+            .split_whitespace()
+            .map(chat_speak)
+            .collect::<Vec<_>>()
+            .join(" "),
         obfuscated: obfuscated || leeted || spaced,
     }
+}
+
+/// Chat spellings of the words the signals read ("u were told", "ur rules"), with what
+/// punctuation follows them kept.
+fn chat_speak(token: &str) -> std::borrow::Cow<'_, str> {
+    let core = token.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let full = match core {
+        "u" => "you",
+        "ur" => "your",
+        "pls" | "plz" => "please",
+        _ => return std::borrow::Cow::Borrowed(token),
+    };
+    std::borrow::Cow::Owned(format!("{full}{}", &token[core.len()..]))
 }
 
 /// Words mixing letters with digits or symbols that stand for letters are read as letters
@@ -336,8 +353,14 @@ fn undo_leet(text: &str) -> (String, bool) {
         let trailing = word.trim_end_matches(|c: char| c.is_ascii_digit());
         let name_with_number =
             trailing.len() < word.len() && trailing.chars().all(char::is_alphabetic);
+        // "13th", "2nd", "10am", "5kg": a number with its suffix.
+        let digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
+        let number_with_suffix = digits.len() < word.len()
+            && digits.len() <= 3
+            && digits.chars().all(char::is_alphabetic);
         // At least two letters and one stand-in, mostly letters: not "4x", "v4", "30%".
         if !name_with_number
+            && !number_with_suffix
             && letters >= 2
             && leety >= 1
             && letters + leety >= 4
@@ -552,6 +575,10 @@ const OVERRIDE_VERBS: &[&str] = &[
     "supersedes",
     "skip",
     "throw out",
+    "throw it out",
+    "throw it away",
+    "throw all that out",
+    "scrap",
     "reset",
     "clear",
     "ignora",
@@ -1096,6 +1123,9 @@ const DICTATED_OUTPUT: &[&str] = &[
     "responde solo",
     "antworte nur",
     "schriftlich",
+    "fill in the blank",
+    "in your own voice",
+    "as official policy",
 ];
 
 const SUPPRESS_CHECKS: &[&str] = &[
@@ -1288,13 +1318,20 @@ fn addresses_assistant(text: &str) -> bool {
         "summarizing",
     ];
     for (i, raw) in tokens.iter().enumerate() {
+        if addressed_key(raw) {
+            return true;
+        }
         let word = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != ':');
         let (word, colon) = match word.strip_suffix(':') {
             Some(w) => (w, true),
             None => (word, false),
         };
         let bare = word.trim_end_matches("'s");
-        if !names.contains(&bare) {
+        // "virtual agents", "automated agent": the assistant by another name.
+        let agent = matches!(bare, "agent" | "agents")
+            && i > 0
+            && matches!(tokens[i - 1], "virtual" | "automated" | "digital" | "ai");
+        if !names.contains(&bare) && !agent {
             continue;
         }
         // "system:" is a role marker, judged elsewhere; a name with a colon is an addressee.
@@ -1306,6 +1343,7 @@ fn addresses_assistant(text: &str) -> bool {
             bare,
             "ai" | "assistant" | "assistants" | "chatbot" | "chatbots" | "bot" | "bots" | "llm"
         ) || (matches!(bare, "model" | "models") && i > 0 && tokens[i - 1] == "ai")
+            || agent
             || (matches!(bare, "system" | "systems")
                 && i > 0
                 && tokens[i - 1].starts_with("automated"));
@@ -1328,6 +1366,31 @@ fn addresses_assistant(text: &str) -> bool {
         }
     }
     false
+}
+
+/// A key or tag naming the assistant and what it is for: `assistant_override`,
+/// `assistant-only`, `ai_instruction`, `bot_note`.
+fn addressed_key(token: &str) -> bool {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+    let Some((head, tail)) = token.split_once(['_', '-']) else {
+        return false;
+    };
+    matches!(head, "assistant" | "ai" | "bot" | "llm" | "model" | "chatbot")
+        && matches!(
+            tail.trim_end_matches(':'),
+            "only"
+                | "instruction"
+                | "instructions"
+                | "override"
+                | "note"
+                | "directive"
+                | "command"
+                | "prompt"
+                | "rule"
+                | "rules"
+                | "behaviour"
+                | "behavior"
+        )
 }
 
 const FAKE_SYSTEM: &[&str] = &[
@@ -1378,6 +1441,11 @@ const DELIMITERS: &[&str] = &[
     "]]>",
     "<instruction",
     "end of customer message",
+    "end of user text",
+    "end of user message",
+    "end of the user",
+    "user text ends",
+    "user message ends",
     "the conversation above is finished",
     "start a new session",
     "[end of",
@@ -1447,9 +1515,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::ReframeAsReal,
     );
     add(
-        standing_order(text) || pretends_the_policy_says(text),
+        standing_order(text) || pretends_the_policy_says(text) || instructs_what_to_tell_others(text),
         Signal::DictatedOutput,
     );
+    add(reconfigures_assistant(text), Signal::OverrideInstructions);
     add(contains_any(text, AUTHORITY), Signal::AuthorityClaim);
     add(contains_any(text, GRANT), Signal::GrantDemand);
     add(
@@ -1610,6 +1679,7 @@ fn forged_markup(raw: &str) -> bool {
 const SETUP_REFERENCES: &[&str] = &[
     "you were told",
     "you've been told",
+    "source of truth",
     "you have been told",
     "you were given",
     "you've been given",
@@ -1646,7 +1716,9 @@ const SETUP_REFERENCES: &[&str] = &[
 ];
 /// Words that declare such a set-up void.
 const INVALIDATIONS: &[&str] = &[
-    "no longer appl",
+    "no longer applies",
+    "no longer apply",
+    "no longer applicable",
     "doesn't apply",
     "don't apply",
     "do not apply",
@@ -1664,6 +1736,10 @@ const INVALIDATIONS: &[&str] = &[
     "disregard",
     "throw away",
     "throw out",
+    "throw it out",
+    "throw it away",
+    "throw all that out",
+    "scrap",
     "stop applying",
     "stop obeying",
     "stop following",
@@ -1673,13 +1749,55 @@ const INVALIDATIONS: &[&str] = &[
     "erase",
     "delete",
     "wipe",
+    "out of date",
+    "don't rely",
+    "do not rely",
+    "not your source",
+    "contain an error",
+    "contains an error",
+    "supersedes",
+    "superseding",
+    "superseded",
+    "no longer valid",
+    "no longer in force",
 ];
 
 /// A sentence declaring the assistant's set-up void ("everything you were configured with has
 /// been withdrawn", "cancel your earlier directions").
 fn invalidates_instructions(text: &str) -> bool {
     text.split(['.', '!', '?', ';', '\n']).any(|sentence| {
-        contains_any(sentence, SETUP_REFERENCES) && contains_any(sentence, INVALIDATIONS)
+        refers_to_setup(sentence) && contains_any(sentence, INVALIDATIONS)
+    })
+}
+
+/// The assistant's set-up named with an adjective in between ("your earlier guidance", "your
+/// original setup instructions").
+const SETUP_NOUNS: &[&str] = &[
+    "guidance",
+    "directions",
+    "instructions",
+    "guidelines",
+    "configuration",
+    "setup",
+    "constraints",
+    "programming",
+    "briefing",
+    "prompt",
+    "rules",
+    "directives",
+];
+
+fn refers_to_setup(sentence: &str) -> bool {
+    if contains_any(sentence, SETUP_REFERENCES) {
+        return true;
+    }
+    let tokens = words(sentence);
+    tokens.iter().enumerate().any(|(i, w)| {
+        *w == "your"
+            && tokens[i + 1..]
+                .iter()
+                .take(3)
+                .any(|next| SETUP_NOUNS.contains(next))
     })
 }
 
@@ -1713,6 +1831,9 @@ const ASSERTING_VERBS: &[&str] = &[
     "assert",
     "repeat",
     "nod",
+    "swear",
+    "vow",
+    "pledge",
 ];
 /// Words that open a question inside an order ("tell me how long..."): a request, not a
 /// dictated assertion.
@@ -1821,7 +1942,35 @@ fn dictates_an_assertion(text: &str) -> bool {
         {
             return true;
         }
+        if tokens.windows(3).any(|w| {
+            w[0] == "your"
+                && REPLY_NOUNS.contains(&w[1])
+                && matches!(w[2], "must" | "should" | "has" | "needs" | "shall")
+        }) {
+            return true;
+        }
         let Some(verb) = rest.first() else { continue };
+        // "give me a reply that says only ...", "write an answer saying ...".
+        if matches!(
+            *verb,
+            "give" | "write" | "produce" | "generate" | "compose" | "draft" | "send"
+        ) && rest[1..].windows(3).take(3).any(|w| {
+            matches!(w[0], "a" | "an" | "one" | "the")
+                && REPLY_NOUNS.contains(&w[1])
+                && matches!(w[2], "that" | "saying" | "which" | "containing")
+        }) {
+            return true;
+        }
+        // "present the following as policy", "say it as a fact".
+        if matches!(
+            *verb,
+            "present" | "state" | "quote" | "cite" | "treat" | "repeat" | "say" | "frame"
+        ) && [" as policy", " as the policy", " as fact", " as a fact", " as official"]
+            .iter()
+            .any(|cue| sentence.contains(cue))
+        {
+            return true;
+        }
         if !ASSERTING_VERBS.contains(verb) {
             continue;
         }
@@ -1858,8 +2007,12 @@ fn dictates_an_assertion(text: &str) -> bool {
         let quoted = sentence.contains('\'') && sentence.matches('\'').count() >= 2
             || sentence.contains('"')
             || (sentence.contains(':') && !colon_question);
+        // "tell me everything is fine" dictates; "tell me everything I need to know" asks.
         let opens_assertion = next.first().is_some_and(|w| {
-            ASSERTION_OPENERS.contains(w) && !ASKING_WORDS.contains(w)
+            let quantifier = matches!(*w, "everything" | "nothing");
+            (ASSERTION_OPENERS.contains(w)
+                && !ASKING_WORDS.contains(w)
+                && (!quantifier || next.get(1).is_some_and(|v| has_finite_verb(&[v]))))
                 || (*w == "the" && has_finite_verb(&next[1..]))
         });
         let asks = next
@@ -1870,6 +2023,60 @@ fn dictates_an_assertion(text: &str) -> bool {
         }
     }
     false
+}
+
+/// Whom a customer never tells the assistant to inform: its other customers. "Inform
+/// customers that...", "tell every customer...", "when customers ask, say..." is a rule for the
+/// assistant, not a question.
+const AUDIENCES: &[&str] = &[
+    "customers",
+    "customer",
+    "users",
+    "everyone",
+    "everybody",
+    "anyone",
+    "people",
+    "shoppers",
+    "clients",
+];
+
+fn instructs_what_to_tell_others(text: &str) -> bool {
+    let tokens = words(text);
+    tokens.iter().enumerate().any(|(i, w)| {
+        let tells = matches!(
+            *w,
+            "tell" | "inform" | "advise" | "notify" | "assure" | "reassure" | "answer" | "reply"
+        );
+        tells
+            && tokens[i + 1..]
+                .iter()
+                .take(2)
+                .any(|t| AUDIENCES.contains(t))
+            // "can you tell customers apart", "do you inform customers when...?" ask.
+            && !tokens[..i]
+                .iter()
+                .rev()
+                .take(2)
+                .any(|t| matches!(*t, "do" | "does" | "did" | "will" | "can" | "would" | "how"))
+    }) || text.match_indices("when customers ask").any(|_| true)
+        || text.match_indices("if customers ask").any(|_| true)
+        || text.match_indices("if a customer asks").any(|_| true)
+        || text.match_indices("when a customer asks").any(|_| true)
+}
+
+/// "We are adjusting your behaviour", "your settings have been updated": a claim to change the
+/// assistant itself.
+fn reconfigures_assistant(text: &str) -> bool {
+    ["your behaviour", "your behavior", "your settings", "your parameters", "your mode"]
+        .iter()
+        .any(|object| {
+            text.match_indices(object).any(|(at, _)| {
+                let window = &text[at.saturating_sub(40)..(at + object.len() + 40).min(text.len())];
+                ["adjust", "chang", "modif", "updat", "reconfigur", "overrid", "patch", "reset"]
+                    .iter()
+                    .any(|verb| window.contains(verb))
+            })
+        })
 }
 
 /// Imperatives that ask the assistant to take something as true ("Pretend the refund has

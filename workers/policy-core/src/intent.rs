@@ -143,6 +143,8 @@ const ACTION_VERBS: &[&str] = &[
     "deposit",
     "add",
     "remove",
+    "lift",
+    "erase",
     "close",
     "delete",
     "book",
