@@ -1375,22 +1375,24 @@ fn addressed_key(token: &str) -> bool {
     let Some((head, tail)) = token.split_once(['_', '-']) else {
         return false;
     };
-    matches!(head, "assistant" | "ai" | "bot" | "llm" | "model" | "chatbot")
-        && matches!(
-            tail.trim_end_matches(':'),
-            "only"
-                | "instruction"
-                | "instructions"
-                | "override"
-                | "note"
-                | "directive"
-                | "command"
-                | "prompt"
-                | "rule"
-                | "rules"
-                | "behaviour"
-                | "behavior"
-        )
+    matches!(
+        head,
+        "assistant" | "ai" | "bot" | "llm" | "model" | "chatbot"
+    ) && matches!(
+        tail.trim_end_matches(':'),
+        "only"
+            | "instruction"
+            | "instructions"
+            | "override"
+            | "note"
+            | "directive"
+            | "command"
+            | "prompt"
+            | "rule"
+            | "rules"
+            | "behaviour"
+            | "behavior"
+    )
 }
 
 const FAKE_SYSTEM: &[&str] = &[
@@ -1515,7 +1517,9 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::ReframeAsReal,
     );
     add(
-        standing_order(text) || pretends_the_policy_says(text) || instructs_what_to_tell_others(text),
+        standing_order(text)
+            || pretends_the_policy_says(text)
+            || instructs_what_to_tell_others(text),
         Signal::DictatedOutput,
     );
     add(reconfigures_assistant(text), Signal::OverrideInstructions);
@@ -1765,9 +1769,8 @@ const INVALIDATIONS: &[&str] = &[
 /// A sentence declaring the assistant's set-up void ("everything you were configured with has
 /// been withdrawn", "cancel your earlier directions").
 fn invalidates_instructions(text: &str) -> bool {
-    text.split(['.', '!', '?', ';', '\n']).any(|sentence| {
-        refers_to_setup(sentence) && contains_any(sentence, INVALIDATIONS)
-    })
+    text.split(['.', '!', '?', ';', '\n'])
+        .any(|sentence| refers_to_setup(sentence) && contains_any(sentence, INVALIDATIONS))
 }
 
 /// The assistant's set-up named with an adjective in between ("your earlier guidance", "your
@@ -1965,9 +1968,15 @@ fn dictates_an_assertion(text: &str) -> bool {
         if matches!(
             *verb,
             "present" | "state" | "quote" | "cite" | "treat" | "repeat" | "say" | "frame"
-        ) && [" as policy", " as the policy", " as fact", " as a fact", " as official"]
-            .iter()
-            .any(|cue| sentence.contains(cue))
+        ) && [
+            " as policy",
+            " as the policy",
+            " as fact",
+            " as a fact",
+            " as official",
+        ]
+        .iter()
+        .any(|cue| sentence.contains(cue))
         {
             return true;
         }
@@ -2067,16 +2076,31 @@ fn instructs_what_to_tell_others(text: &str) -> bool {
 /// "We are adjusting your behaviour", "your settings have been updated": a claim to change the
 /// assistant itself.
 fn reconfigures_assistant(text: &str) -> bool {
-    ["your behaviour", "your behavior", "your settings", "your parameters", "your mode"]
-        .iter()
-        .any(|object| {
-            text.match_indices(object).any(|(at, _)| {
-                let window = &text[at.saturating_sub(40)..(at + object.len() + 40).min(text.len())];
-                ["adjust", "chang", "modif", "updat", "reconfigur", "overrid", "patch", "reset"]
-                    .iter()
-                    .any(|verb| window.contains(verb))
-            })
+    [
+        "your behaviour",
+        "your behavior",
+        "your settings",
+        "your parameters",
+        "your mode",
+    ]
+    .iter()
+    .any(|object| {
+        text.match_indices(object).any(|(at, _)| {
+            let window = &text[at.saturating_sub(40)..(at + object.len() + 40).min(text.len())];
+            [
+                "adjust",
+                "chang",
+                "modif",
+                "updat",
+                "reconfigur",
+                "overrid",
+                "patch",
+                "reset",
+            ]
+            .iter()
+            .any(|verb| window.contains(verb))
         })
+    })
 }
 
 /// Imperatives that ask the assistant to take something as true ("Pretend the refund has
@@ -2119,10 +2143,7 @@ fn pretends_the_policy_says(text: &str) -> bool {
                 "say" | "state" | "allow" | "permit" | "give" | "let" | "cover" | "include"
             )
         });
-        statement
-            .iter()
-            .take(4)
-            .any(|w| POLICY_SOURCES.contains(w))
+        statement.iter().take(4).any(|w| POLICY_SOURCES.contains(w))
             && (has_finite_verb(statement) || plural_statement)
     })
 }

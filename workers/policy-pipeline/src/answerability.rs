@@ -5,9 +5,9 @@
 //! - `out_of_scope`: the question names another organisation or a jurisdiction the corpus does
 //!   not serve, or asks a rule about a thing (a product, a service) the region's policy never
 //!   mentions and has no equivalent for ([`policy_core::scope`]).
-//! - `out_of_scope` too: the question is closer to a library of requests no retailer's policy
-//!   answers (travel, insurance, weather...) than to any clause of the version in force
-//!   ([`crate::out_of_domain`]).
+//! - `out_of_scope` too: the question is closer to requests no retailer's policy answers
+//!   (the weather; a refund for a flight) than to the policy and to requests about a retailer's
+//!   goods ([`crate::out_of_domain`]).
 //! - `not_covered_in_version`: another version of the same region answers the question with a
 //!   clause whose topic the version in force does not have, and answers it clearly better. The
 //!   comparison stays inside the customer's region, so publishing another region never changes
@@ -21,16 +21,19 @@ use policy_core::scope::{uncovered_subjects, Foreign, RegionScope};
 use policy_core::text::{analyze, content_words, focus_parts};
 use policy_core::{Clause, Corpus};
 
-use crate::out_of_domain::{DomainMatch, OutOfDomainLibrary};
+use crate::out_of_domain::{DomainMatch, DomainMatches, OutOfDomainLibrary};
 use crate::serving::ServingState;
 use policy_search::retriever::SharedEmbedder;
 
 /// Settings of the gate (from [`crate::config::PipelineConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnswerabilityRule {
-    /// Out of domain when the out-of-domain library is this much closer (cosine) to the
-    /// question than the closest clause of the version in force.
+    /// Out of domain when the general out-of-domain library is this much closer (cosine) to
+    /// the question than the closest clause of the version in force ...
     pub out_of_domain_margin: f32,
+    /// ... or the foreign-policy library is this much closer than both the retail library and
+    /// that clause.
+    pub foreign_policy_margin: f32,
     /// A thing asked about is outside the policy when the version's closest word is below
     /// this cosine (and no version of the region mentions it).
     pub uncovered_max_cosine: f32,
@@ -118,6 +121,15 @@ impl Wording {
     }
 }
 
+/// The libraries a question's domain is judged by, and the model that embeds it.
+#[derive(Debug)]
+pub struct DomainLibraries {
+    pub general: Arc<OutOfDomainLibrary>,
+    pub foreign_policy: Arc<OutOfDomainLibrary>,
+    pub retail: Arc<OutOfDomainLibrary>,
+    pub embedder: SharedEmbedder,
+}
+
 /// Values derived from a served corpus, keyed by (manifest sha, region or version id).
 type PerCorpus<T> = Mutex<HashMap<(String, String), Arc<T>>>;
 
@@ -126,7 +138,7 @@ type PerCorpus<T> = Mutex<HashMap<(String, String), Arc<T>>>;
 #[derive(Debug)]
 pub struct AnswerabilityGate {
     rule: AnswerabilityRule,
-    domain: Option<(Arc<OutOfDomainLibrary>, SharedEmbedder)>,
+    domain: Option<DomainLibraries>,
     scopes: PerCorpus<RegionScope>,
     topics: PerCorpus<BTreeSet<String>>,
     wordings: PerCorpus<Wording>,
@@ -146,13 +158,10 @@ impl AnswerabilityGate {
         }
     }
 
-    /// The same gate also checking questions against an out-of-domain library.
-    pub fn with_out_of_domain(
-        mut self,
-        library: Arc<OutOfDomainLibrary>,
-        embedder: SharedEmbedder,
-    ) -> AnswerabilityGate {
-        self.domain = Some((library, embedder));
+    /// The same gate also checking questions against the domain libraries (any may be
+    /// empty).
+    pub fn with_out_of_domain(mut self, libraries: DomainLibraries) -> AnswerabilityGate {
+        self.domain = Some(libraries);
         self
     }
 
@@ -160,18 +169,32 @@ impl AnswerabilityGate {
         self.rule
     }
 
-    /// The question's match in the out-of-domain library, and the margin it has over
-    /// `in_domain` (the best cosine of any clause of the version in force).
-    pub async fn out_of_domain(&self, question: &str) -> Option<DomainMatch> {
-        let (library, embedder) = self.domain.as_ref()?;
+    /// The question's matches in the domain libraries.
+    pub async fn out_of_domain(&self, question: &str) -> Option<DomainMatches> {
+        let domain = self.domain.as_ref()?;
         // The retriever embedded the same question a moment ago: a cache hit.
-        let vector = embedder.embed_query_async(question).await.ok()?;
-        library.matches(&vector)
+        let vector = domain.embedder.embed_query_async(question).await.ok()?;
+        Some(DomainMatches {
+            general: domain.general.matches(&vector)?,
+            foreign_policy: domain.foreign_policy.matches(&vector),
+            retail: domain.retail.matches(&vector).map_or(0.0, |m| m.similarity),
+        })
     }
 
-    /// Whether a match in the library outweighs the policy's own best match.
-    pub fn is_out_of_domain(&self, found: &DomainMatch, in_domain: f32) -> bool {
-        found.similarity - in_domain >= self.rule.out_of_domain_margin
+    /// The library match that puts the question out of domain, if one does: the general
+    /// library against `in_domain` (the best cosine of any clause of the version in force),
+    /// or the foreign-policy library against both that and the retail library.
+    pub fn out_of_domain_match<'m>(
+        &self,
+        found: &'m DomainMatches,
+        in_domain: f32,
+    ) -> Option<&'m DomainMatch> {
+        if found.general.similarity - in_domain >= self.rule.out_of_domain_margin {
+            return Some(&found.general);
+        }
+        found.foreign_policy.as_ref().filter(|foreign| {
+            foreign.similarity - found.retail.max(in_domain) >= self.rule.foreign_policy_margin
+        })
     }
 
     /// What the question names that the region's corpus does not cover.
@@ -398,6 +421,7 @@ mod tests {
         let serving = serving();
         let gate = AnswerabilityGate::new(AnswerabilityRule {
             out_of_domain_margin: 0.1,
+            foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
             min_confidence: 0.7,
             margin: 0.2,
@@ -476,5 +500,47 @@ mod tests {
             "Trade in: how does it work?",
             &["trade".to_string()]
         ));
+    }
+
+    #[test]
+    fn a_request_about_something_else_must_beat_retail_requests_and_the_policy() {
+        let gate = AnswerabilityGate::new(AnswerabilityRule {
+            out_of_domain_margin: 0.12,
+            foreign_policy_margin: 0.08,
+            uncovered_max_cosine: 0.45,
+            min_confidence: 0.7,
+            margin: 0.2,
+        });
+        let near = |similarity: f32, nearest: &str| DomainMatch {
+            similarity,
+            nearest: nearest.into(),
+        };
+        let found = |general, foreign, retail| DomainMatches {
+            general: near(general, "weather: rain tomorrow"),
+            foreign_policy: Some(near(foreign, "travel: refund my flight")),
+            retail,
+        };
+        // "What's the weather tomorrow?": far from every clause.
+        let weather = found(0.7, 0.3, 0.2);
+        assert_eq!(
+            gate.out_of_domain_match(&weather, 0.3)
+                .map(|m| m.nearest.as_str()),
+            Some("weather: rain tomorrow")
+        );
+        // "Can I get a refund if I cancel my flight?": far from retail requests and clauses.
+        let flight = found(0.4, 0.62, 0.40);
+        assert_eq!(
+            gate.out_of_domain_match(&flight, 0.45)
+                .map(|m| m.nearest.as_str()),
+            Some("travel: refund my flight")
+        );
+        // "Can I get a refund if I cancel my order?": retail requests are as close.
+        assert!(gate
+            .out_of_domain_match(&found(0.4, 0.62, 0.60), 0.45)
+            .is_none());
+        // A clause of the version in force is as close: the policy answers it.
+        assert!(gate
+            .out_of_domain_match(&found(0.4, 0.62, 0.30), 0.58)
+            .is_none());
     }
 }

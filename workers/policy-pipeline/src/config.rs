@@ -114,6 +114,38 @@ pub struct PipelineConfig {
         default_value_t = 0.12
     )]
     pub out_of_domain_margin: f32,
+    /// Requests in a policy's own words about what no retail policy covers (a refund for a
+    /// flight, a hotel deposit), as a JSONL file of `text` and `category`: `builtin`
+    /// (guard/out_of_domain_policy.jsonl), `none`, or a path
+    #[arg(
+        value_name = "POLICY_FOREIGN_POLICY_LIBRARY",
+        id = "policy_foreign_policy_library",
+        long = "foreign-policy-library",
+        env = "POLICY_FOREIGN_POLICY_LIBRARY",
+        default_value = "builtin"
+    )]
+    pub foreign_policy_library: String,
+    /// Requests about a retailer's goods and its own services, the other side of that
+    /// comparison: `builtin` (guard/in_domain_retail.jsonl), `none`, or a path
+    #[arg(
+        value_name = "POLICY_RETAIL_LIBRARY",
+        id = "policy_retail_library",
+        long = "retail-library",
+        env = "POLICY_RETAIL_LIBRARY",
+        default_value = "builtin"
+    )]
+    pub retail_library: String,
+    /// A question is out of scope when the foreign-policy library is this much closer to it
+    /// (cosine) than both the retail library and the closest clause of the version in force
+    /// (the lowest margin that loses no answer on the development sets)
+    #[arg(
+        value_name = "POLICY_FOREIGN_POLICY_MARGIN",
+        id = "policy_foreign_policy_margin",
+        long = "foreign-policy-margin",
+        env = "POLICY_FOREIGN_POLICY_MARGIN",
+        default_value_t = 0.08
+    )]
+    pub foreign_policy_margin: f32,
     /// A thing the question asks a rule about ("the warranty on sofas") is outside the policy
     /// when no version of the region mentions it and the closest word of the version in force
     /// is below this cosine (the highest bar with no false alarm on the development sets)
@@ -210,6 +242,9 @@ impl Default for PipelineConfig {
             runner_up_margin: 2.0,
             out_of_domain_library: "builtin".into(),
             out_of_domain_margin: 0.12,
+            foreign_policy_library: "builtin".into(),
+            retail_library: "builtin".into(),
+            foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
             coverage_min_confidence: 0.75,
             coverage_margin: 0.1,
@@ -226,6 +261,7 @@ impl PipelineConfig {
     pub fn answerability_rule(&self) -> crate::answerability::AnswerabilityRule {
         crate::answerability::AnswerabilityRule {
             out_of_domain_margin: self.out_of_domain_margin,
+            foreign_policy_margin: self.foreign_policy_margin,
             uncovered_max_cosine: self.uncovered_max_cosine,
             min_confidence: self.coverage_min_confidence,
             margin: self.coverage_margin,
@@ -290,6 +326,12 @@ impl Settings for PipelineConfig {
         if !(-1.0..=1.0).contains(&self.out_of_domain_margin) {
             return Err(invalid(
                 "POLICY_OUT_OF_DOMAIN_MARGIN",
+                "must be within [-1, 1]",
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.foreign_policy_margin) {
+            return Err(invalid(
+                "POLICY_FOREIGN_POLICY_MARGIN",
                 "must be within [-1, 1]",
             ));
         }

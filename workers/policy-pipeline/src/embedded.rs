@@ -16,14 +16,14 @@ use policy_search::{
 
 use policy_settings::Settings;
 
-use crate::answerability::AnswerabilityGate;
+use crate::answerability::{AnswerabilityGate, DomainLibraries};
 use crate::chain::Chain;
 use crate::config::PipelineConfig;
 use crate::enrich::Enricher;
 use crate::generate::{ExtractiveGenerator, GenerateStage, Generator};
 use crate::guard::AttackLibrary;
 use crate::judge::JudgeStage;
-use crate::out_of_domain::OutOfDomainLibrary;
+use crate::out_of_domain::{OutOfDomainLibrary, Side};
 use crate::published;
 use crate::retrieve::RetrieveStage;
 use crate::serving::{ServingHandle, ServingState, SnapshotLoader};
@@ -240,32 +240,52 @@ fn library_vectors(
         .map_err(|e| AssemblyError(format!("embedding the {what}: {e}")))
 }
 
-/// The answerability gate, with the out-of-domain library the settings name.
+/// The answerability gate, with the out-of-domain and in-domain libraries the settings name.
 pub fn answerability_gate(
     config: &PipelineConfig,
     embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
     cache_dir: Option<&Path>,
 ) -> Result<AnswerabilityGate, AssemblyError> {
     let gate = AnswerabilityGate::new(config.answerability_rule());
-    let entries = OutOfDomainLibrary::texts(&config.out_of_domain_library)
-        .map_err(|e| AssemblyError(e.to_string()))?;
-    if entries.is_empty() {
+    let library = |setting: &str, side| request_library(setting, side, embedder, cache_dir);
+    let general = library(&config.out_of_domain_library, Side::General)?;
+    if general.is_empty() {
         return Ok(gate);
     }
+    let foreign_policy = library(&config.foreign_policy_library, Side::ForeignPolicy)?;
+    let retail = library(&config.retail_library, Side::Retail)?;
+    tracing::info!(
+        general = general.len(),
+        foreign_policy = foreign_policy.len(),
+        retail = retail.len(),
+        "answerability: domain libraries loaded"
+    );
+    Ok(gate.with_out_of_domain(DomainLibraries {
+        general: Arc::new(general),
+        foreign_policy: Arc::new(foreign_policy),
+        retail: Arc::new(retail),
+        embedder: embedder.clone(),
+    }))
+}
+
+/// One domain library, embedded (through the library cache).
+fn request_library(
+    setting: &str,
+    side: Side,
+    embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
+    cache_dir: Option<&Path>,
+) -> Result<OutOfDomainLibrary, AssemblyError> {
+    let entries =
+        OutOfDomainLibrary::texts(setting, side).map_err(|e| AssemblyError(e.to_string()))?;
     let texts: Vec<String> = entries.iter().map(|(_, t)| t.clone()).collect();
-    let vectors = library_vectors(cache_dir, embedder, &texts, "out-of-domain library")?;
-    let library = OutOfDomainLibrary::new(
+    let vectors = library_vectors(cache_dir, embedder, &texts, side.describe())?;
+    Ok(OutOfDomainLibrary::new(
         entries
             .into_iter()
             .map(|(category, text)| format!("{category}: {text}"))
             .zip(vectors)
             .collect(),
-    );
-    tracing::info!(
-        entries = library.len(),
-        "answerability: out-of-domain library loaded"
-    );
-    Ok(gate.with_out_of_domain(Arc::new(library), embedder.clone()))
+    ))
 }
 
 pub fn enricher(

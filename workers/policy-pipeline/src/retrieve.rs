@@ -490,26 +490,6 @@ impl RetrieveStage {
             }
         }
 
-        if let Some(gate) = &self.gate {
-            if let Some(found) = gate.out_of_domain(&enrichment.sanitized_question).await {
-                tracing::debug!(
-                    out_of_domain = found.similarity,
-                    in_domain,
-                    nearest = found.nearest,
-                    "domain match"
-                );
-                if gate.is_out_of_domain(&found, in_domain) {
-                    let reason = format!(
-                        "out_of_scope: the question is closer to requests this policy does not \
-                         cover ({:.2}, nearest \"{}\") than to any clause of {} ({in_domain:.2})",
-                        found.similarity, found.nearest, enrichment.version_id
-                    );
-                    return Ok(Step::Done(Box::new(
-                        turn.escalate(ReasonCode::OutOfScope, vec![reason]),
-                    )));
-                }
-            }
-        }
         let not_covered = match &self.gate {
             Some(gate) => {
                 let mut others = self
@@ -543,6 +523,30 @@ impl RetrieveStage {
             }
             None => None,
         };
+        // Another version covering the topic is the more precise finding; only without one
+        // is the question weighed against requests no retail policy answers.
+        if let (Some(gate), None) = (&self.gate, &not_covered) {
+            if let Some(found) = gate.out_of_domain(&enrichment.sanitized_question).await {
+                tracing::debug!(
+                    general = found.general.similarity,
+                    foreign_policy = found.foreign_policy.as_ref().map(|m| m.similarity),
+                    retail = found.retail,
+                    in_domain,
+                    "domain match"
+                );
+                if let Some(nearest) = gate.out_of_domain_match(&found, in_domain) {
+                    let reason = format!(
+                        "out_of_scope: the question is closer to requests no retail policy \
+                         answers ({:.2}, nearest \"{}\") than to any clause of {} \
+                         ({in_domain:.2}) or to requests about a retailer's goods ({:.2})",
+                        nearest.similarity, nearest.nearest, enrichment.version_id, found.retail
+                    );
+                    return Ok(Step::Done(Box::new(
+                        turn.escalate(ReasonCode::OutOfScope, vec![reason]),
+                    )));
+                }
+            }
+        }
         let mut tier = self.tiers.tier(confidence);
         // A region resting on weak or conflicting signals is never answered without a caveat.
         if tier == Tier::Answer && enrichment.region_low_confidence {
