@@ -318,11 +318,23 @@ pub fn normalize(raw: &str) -> Normalized {
     let (unleet, leeted) = undo_leet(&lower);
     let (joined, spaced) = join_spaced_letters(&unleet);
     Normalized {
-        text: joined
-            .split_whitespace()
-            .map(chat_speak)
-            .collect::<Vec<_>>()
-            .join(" "),
+        text: {
+            let tokens: Vec<&str> = joined.split_whitespace().collect();
+            tokens
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    // "ur a rep" is "you're a rep"; "ur rules" is "your rules".
+                    let next = tokens.get(i + 1).copied().unwrap_or_default();
+                    if *t == "ur" && matches!(next, "a" | "an" | "the" | "not" | "now" | "no") {
+                        std::borrow::Cow::Borrowed("you're")
+                    } else {
+                        chat_speak(t)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
         obfuscated: obfuscated || leeted || spaced,
     }
 }
@@ -569,6 +581,7 @@ const OVERRIDE_VERBS: &[&str] = &[
     "never mind",
     "stop following",
     "set aside",
+    "step outside",
     "abandon",
     "overrule",
     "supersede",
@@ -878,6 +891,11 @@ const ROLE_PLAY: &[&str] = &[
     "pretend that you",
     "play the role",
     "roleplay as",
+    "roleplay time",
+    "let's roleplay",
+    "lets roleplay",
+    "let's role play",
+    "roleplay with me",
     "role-play as",
     "role play as",
     "stay in character",
@@ -1653,6 +1671,11 @@ fn forged_markup(raw: &str) -> bool {
         "ai note",
         "bot note",
         "operator",
+        "retrieval",
+        "retrieved",
+        "search_result",
+        "tool_",
+        "function_",
     ];
     // Text between '<' or '[[' and the next '>' or ':' / ']]': a tag or label name.
     let mut names = Vec::new();
@@ -2056,7 +2079,15 @@ fn instructs_what_to_tell_others(text: &str) -> bool {
             *w,
             "tell" | "inform" | "advise" | "notify" | "assure" | "reassure" | "answer" | "reply"
         );
+        // "I want to tell everyone the rules": the customer's own telling.
+        let customers_own = tokens[..i]
+            .iter()
+            .rev()
+            .take(3)
+            .any(|t| matches!(*t, "i" | "we" | "i'll" | "i'd" | "i'm" | "we'll"))
+            && !tokens[..i].iter().rev().take(3).any(|t| *t == "you");
         tells
+            && !customers_own
             && tokens[i + 1..]
                 .iter()
                 .take(2)
@@ -2067,10 +2098,15 @@ fn instructs_what_to_tell_others(text: &str) -> bool {
                 .rev()
                 .take(2)
                 .any(|t| matches!(*t, "do" | "does" | "did" | "will" | "can" | "would" | "how"))
-    }) || text.match_indices("when customers ask").any(|_| true)
-        || text.match_indices("if customers ask").any(|_| true)
-        || text.match_indices("if a customer asks").any(|_| true)
-        || text.match_indices("when a customer asks").any(|_| true)
+    }) || tokens.windows(3).any(|w| {
+        // "whenever anyone asks", "if a customer asks": a standing rule for the assistant.
+        matches!(w[0], "when" | "whenever" | "if")
+            && (AUDIENCES.contains(&w[1]) || matches!(w[1], "someone" | "somebody"))
+            && matches!(w[2], "asks" | "ask" | "writes" | "mentions")
+            || matches!(w[0], "when" | "whenever" | "if")
+                && matches!(w[1], "a" | "any")
+                && AUDIENCES.contains(&w[2])
+    })
 }
 
 /// "We are adjusting your behaviour", "your settings have been updated": a claim to change the

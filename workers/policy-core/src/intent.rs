@@ -55,6 +55,15 @@ fn words(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// A plural's singular ("fees" → "fee"), leaving words that end in "ss" or "us" ("status").
+fn singular(word: &str) -> &str {
+    if word.ends_with("ss") || word.ends_with("us") {
+        word
+    } else {
+        word.trim_end_matches('s')
+    }
+}
+
 fn matches(word: &str, list: &[&str]) -> bool {
     list.iter()
         .any(|l| word == *l || (l.len() >= 4 && word.starts_with(l)))
@@ -211,6 +220,11 @@ const REMEDY_OBJECTS: &[&str] = &[
     "difference",
     "fee",
     "charge",
+    // The account itself: "change the delivery address", "delete my account and data".
+    "address",
+    "account",
+    "data",
+    "status",
 ];
 /// What such an action is done to.
 const ACCOUNT_OBJECTS: &[&str] = &[
@@ -398,6 +412,13 @@ const INFO_NOUNS: &[&str] = &[
 
 fn object_follows(words: &[String], verb_at: usize) -> bool {
     let verb = words[verb_at].as_str();
+    // "update me on the status", "keep us posted about": news for the customer, not an act.
+    let at = |k: usize| words.get(verb_at + k).map(String::as_str);
+    if matches!(at(1), Some("me" | "us"))
+        && matches!(at(2), Some("on" | "about" | "regarding" | "with"))
+    {
+        return false;
+    }
     let end = words.len().min(verb_at + 1 + OBJECT_REACH);
     // "add a note to my account", "take the fee off my order": done to the account itself.
     let on_the_account = words[verb_at + 1..end].windows(3).any(|w| {
@@ -415,7 +436,7 @@ fn object_follows(words: &[String], verb_at: usize) -> bool {
         } else {
             ACCOUNT_OBJECTS
         };
-        (matches(w.trim_end_matches('s'), objects) && !informational)
+        (matches(singular(w), objects) && !informational)
             || w.chars().any(|c| c.is_ascii_digit())
     });
     let case_object = words.get(verb_at + 1).is_some_and(|w| {

@@ -239,3 +239,20 @@ fn an_order_after_a_question_is_still_an_order() {
     .is_some());
     assert_eq!(demanded_action("Can you add a note to my account?"), None);
 }
+#[test]
+fn orders_to_change_the_account_itself_are_action_requests() {
+    for q in [
+        "Go into my order history and set the status of my console order to 'not delivered'.",
+        "Change the delivery address on order [REDACTED] to my office and upgrade it to express.",
+        "delete my account and ALL my data RIGHT NOW, do it this second",
+    ] {
+        assert!(demanded_action(q).is_some(), "{q}");
+    }
+    for q in [
+        "Can I change the delivery address after ordering?",
+        "How do I delete my account?",
+        "Please update me on the status of my refund.",
+    ] {
+        assert_eq!(demanded_action(q), None, "{q}");
+    }
+}
