@@ -179,6 +179,136 @@ pub fn best_sentence<'c>(
         .map(|i| sentences[i])
 }
 
+/// The clauses `clause` refers to that may hold the answer, most likely first: the references
+/// of its best-answering sentence; but when the question asks for a kind of quantity (a
+/// period, an amount) that no sentence of `clause` states, the references of every sentence,
+/// best-scoring first, with `wants_unstated` set ("refunds are made within the period stated in
+/// clause 4.2": the period is in 4.2, whichever sentence scored best).
+pub fn references_to_follow(
+    question: &str,
+    expansion: &QueryExpansion,
+    clause: &RetrievedClause,
+) -> References {
+    let q = QuestionTerms::new(question, expansion);
+    let sentences = split_sentences(&clause.text);
+    let scored = score_sentences(&q, clause, &sentences);
+    // The best sentence as `best_sentence` picks it, then the others best first.
+    let Some(best) = (0..scored.len()).max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score))
+    else {
+        return References {
+            numbers: Vec::new(),
+            wants_unstated: false,
+        };
+    };
+    let mut order: Vec<usize> = (0..sentences.len()).filter(|&i| i != best).collect();
+    order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
+    order.insert(0, best);
+    let wants_unstated = q.wants.any()
+        && !sentences
+            .iter()
+            .any(|s| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&q.wants));
+    // A reference that stands in for the quantity asked ("within the period stated in clause
+    // 4.2", "the fee set out in 6.2"), best sentence first.
+    let deferred: Vec<String> = if wants_unstated {
+        order
+            .iter()
+            .flat_map(|&i| deferred_quantity_references(sentences[i], &q.wants))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut numbers = Vec::new();
+    let follows_deferred = !deferred.is_empty();
+    let found = if deferred.is_empty() {
+        crate::citation::referenced_clause_numbers(sentences[best])
+    } else {
+        deferred
+    };
+    for number in found {
+        if !numbers.contains(&number) {
+            numbers.push(number);
+        }
+    }
+    References {
+        numbers,
+        wants_unstated: follows_deferred,
+    }
+}
+
+/// Words that name a quantity without stating it, by kind.
+const DURATION_PLACEHOLDERS: &[&str] = &[
+    "period",
+    "periods",
+    "time",
+    "timeframe",
+    "deadline",
+    "deadlines",
+    "limit",
+    "limits",
+    "window",
+    "days",
+    "term",
+];
+const MONEY_PLACEHOLDERS: &[&str] = &[
+    "amount",
+    "amounts",
+    "fee",
+    "fees",
+    "charge",
+    "charges",
+    "cost",
+    "costs",
+    "price",
+    "rate",
+    "sum",
+    "threshold",
+];
+
+/// The clause numbers a sentence refers to in place of a quantity of a wanted kind: a
+/// placeholder ("period", "fee") a few words before the reference.
+fn deferred_quantity_references(sentence: &str, wants: &QuantityKinds) -> Vec<String> {
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let placeholder = |w: &str| {
+        (wants.duration || wants.date) && DURATION_PLACEHOLDERS.contains(&w)
+            || (wants.money || wants.percent) && MONEY_PLACEHOLDERS.contains(&w)
+    };
+    let mut numbers = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !matches!(*w, "clause" | "clauses" | "section" | "sections") {
+            continue;
+        }
+        if !words[i.saturating_sub(6)..i].iter().any(|w| placeholder(w)) {
+            continue;
+        }
+        let phrase = words[i..words.len().min(i + 2)].join(" ");
+        numbers.extend(crate::citation::referenced_clause_numbers(&phrase));
+    }
+    numbers
+}
+
+/// What [`references_to_follow`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct References {
+    /// Clause numbers, most likely first.
+    pub numbers: Vec<String>,
+    /// The question asks for a kind of quantity the clause states nowhere and leaves to the
+    /// clauses in `numbers`.
+    pub wants_unstated: bool,
+}
+
+/// Whether `text` states a quantity of the kind the question asks for.
+pub fn states_asked_quantity(question: &str, text: &str) -> bool {
+    let wants = asked_quantities(question);
+    wants.any()
+        && split_sentences(text)
+            .iter()
+            .any(|s| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&wants))
+}
+
 /// The sentences of `clause` that answer the question, in document order.
 fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
     let sentences = split_sentences(&clause.text);
@@ -370,5 +500,35 @@ mod tests {
             extract_answer("anything", &QueryExpansion::default(), &[], 0.05),
             None
         );
+    }
+
+    #[test]
+    fn a_period_left_to_another_clause_is_followed_there() {
+        let membership = RetrievedClause::new(
+            "nz-v3#sec-8.3",
+            "Where a membership ends early under clause 8.2, the fee is refunded pro rata. \
+             Refunds under this clause are made to the original payment method, within the \
+             period stated in clause 4.2.",
+            0.9,
+        );
+        let refs = references_to_follow(
+            "How long does the pro-rata membership refund take?",
+            &QueryExpansion::default(),
+            &membership,
+        );
+        assert_eq!(refs.numbers, ["4.2"]);
+        assert!(refs.wants_unstated);
+        // Not asked for a period: the best sentence's own reference, as before.
+        let refs = references_to_follow(
+            "Is the membership fee refunded pro rata if it ends early?",
+            &QueryExpansion::default(),
+            &membership,
+        );
+        assert_eq!(refs.numbers, ["8.2"]);
+        assert!(!refs.wants_unstated);
+        assert!(states_asked_quantity(
+            "How long does it take?",
+            "Refunds are processed within five (5) Business Days."
+        ));
     }
 }

@@ -436,8 +436,7 @@ fn object_follows(words: &[String], verb_at: usize) -> bool {
         } else {
             ACCOUNT_OBJECTS
         };
-        (matches(singular(w), objects) && !informational)
-            || w.chars().any(|c| c.is_ascii_digit())
+        (matches(singular(w), objects) && !informational) || w.chars().any(|c| c.is_ascii_digit())
     });
     let case_object = words.get(verb_at + 1).is_some_and(|w| {
         CASE_PRONOUNS.contains(&w.as_str()) || CUSTOMER_OBJECTS.contains(&w.as_str())

@@ -4,8 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use policy_core::citation::referenced_clause_numbers;
-use policy_core::extract::best_sentence;
+use policy_core::extract::{references_to_follow, states_asked_quantity};
 use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
 use policy_search::{
     ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
@@ -88,16 +87,27 @@ fn follow_reference(
     clauses: &mut Vec<RetrievedClause>,
 ) {
     let Some(top) = clauses.first() else { return };
-    let Some(sentence) = best_sentence(question, expansion, top) else {
-        return;
-    };
     let version_id = top.clause.version_id.clone();
     let top_id = top.clause_id();
-    let referenced = referenced_clause_numbers(sentence)
-        .into_iter()
+    let references = references_to_follow(question, expansion, top);
+    let candidates: Vec<String> = references
+        .numbers
+        .iter()
         .map(|number| format!("{version_id}#sec-{number}"))
-        .find(|id| *id != top_id && serving.corpus.clause(id).is_some());
-    let Some(id) = referenced else { return };
+        .filter(|id| *id != top_id && serving.corpus.clause(id).is_some())
+        .collect();
+    // Asked for a period the top clause leaves to another one: the clause that states it.
+    let stating = references.wants_unstated.then(|| {
+        candidates.iter().find(|id| {
+            serving
+                .corpus
+                .clause(id)
+                .is_some_and(|c| states_asked_quantity(question, &c.text))
+        })
+    });
+    let Some(id) = stating.flatten().or(candidates.first()).cloned() else {
+        return;
+    };
     let (score, status) = (top.score, top.status);
     let follow = match clauses.iter().position(|c| c.clause_id() == id) {
         Some(at) => clauses.remove(at),
