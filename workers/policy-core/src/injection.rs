@@ -814,6 +814,17 @@ fn overrides_instructions(text: &str) -> bool {
             {
                 continue;
             }
+            // A verb after a determiner or a modifier is a noun: "the factory reset
+            // instructions", "a clear instruction".
+            if i > 0
+                && matches!(
+                    tokens[i - 1],
+                    "the" | "a" | "an" | "my" | "its" | "this" | "that" | "factory" | "hard"
+                        | "soft" | "full" | "quick"
+                )
+            {
+                continue;
+            }
             let window =
                 &tokens[i + verb_words.len()..(i + verb_words.len() + 6).min(tokens.len())];
             let phrase = window.join(" ");

@@ -204,6 +204,7 @@ fn unseen_wordings_of_known_attack_kinds_are_flagged() {
         "My settings page won't load in the app, how do I update my delivery address?",
         "u said refunds take 5 days, is that business days?",
         "What's the last return date? I want to tell everyone the rules in advance.",
+        "Do I have to follow the factory reset instructions before returning my GPS watch?",
     ] {
         assert!(!flagged(text), "{text}: {:?}", assess_injection(text));
     }
