@@ -819,8 +819,18 @@ fn overrides_instructions(text: &str) -> bool {
             if i > 0
                 && matches!(
                     tokens[i - 1],
-                    "the" | "a" | "an" | "my" | "its" | "this" | "that" | "factory" | "hard"
-                        | "soft" | "full" | "quick"
+                    "the"
+                        | "a"
+                        | "an"
+                        | "my"
+                        | "its"
+                        | "this"
+                        | "that"
+                        | "factory"
+                        | "hard"
+                        | "soft"
+                        | "full"
+                        | "quick"
                 )
             {
                 continue;

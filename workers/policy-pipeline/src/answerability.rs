@@ -144,6 +144,8 @@ pub struct AnswerabilityGate {
     wordings: PerCorpus<Wording>,
     /// Per clause (keyed by its id): the other versions' best clauses recur from turn to turn.
     clause_wordings: PerCorpus<Wording>,
+    /// Domain library matches per question (the libraries are fixed at start).
+    domain_matches: crate::memo::QuestionMemo<DomainMatches>,
 }
 
 impl AnswerabilityGate {
@@ -155,6 +157,7 @@ impl AnswerabilityGate {
             topics: Mutex::default(),
             wordings: Mutex::default(),
             clause_wordings: Mutex::default(),
+            domain_matches: crate::memo::QuestionMemo::default(),
         }
     }
 
@@ -172,13 +175,18 @@ impl AnswerabilityGate {
     /// The question's matches in the domain libraries.
     pub async fn out_of_domain(&self, question: &str) -> Option<DomainMatches> {
         let domain = self.domain.as_ref()?;
+        if let Some(known) = self.domain_matches.get(question) {
+            return Some(known);
+        }
         // The retriever embedded the same question a moment ago: a cache hit.
         let vector = domain.embedder.embed_query_async(question).await.ok()?;
-        Some(DomainMatches {
+        let found = DomainMatches {
             general: domain.general.matches(&vector)?,
             foreign_policy: domain.foreign_policy.matches(&vector),
             retail: domain.retail.matches(&vector).map_or(0.0, |m| m.similarity),
-        })
+        };
+        self.domain_matches.insert(question, found.clone());
+        Some(found)
     }
 
     /// The library match that puts the question out of domain, if one does: the general

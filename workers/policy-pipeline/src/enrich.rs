@@ -29,6 +29,9 @@ pub struct Enricher {
     guard: Option<(Arc<AttackLibrary>, SharedEmbedder)>,
     /// The order system and employee directory decisions look their subject up in.
     sources: Sources,
+    /// Attack similarity and the lexical assessment, per question.
+    similarities: Arc<crate::memo::QuestionMemo<f64>>,
+    assessments: Arc<crate::memo::QuestionMemo<policy_core::injection::InjectionAssessment>>,
 }
 
 /// What enrich fetched before its pure part: the weight of the attack library's evidence
@@ -70,6 +73,8 @@ impl Enricher {
             injection_threshold: config.injection_threshold,
             guard: None,
             sources: Sources::default(),
+            similarities: Arc::default(),
+            assessments: Arc::default(),
         }
     }
 
@@ -124,8 +129,15 @@ impl Enricher {
         let Some((library, embedder)) = &self.guard else {
             return 0.0;
         };
+        if let Some(known) = self.similarities.get(question) {
+            return known;
+        }
         match embedder.embed_query_async(question).await {
-            Ok(vector) => library.evidence(&vector),
+            Ok(vector) => {
+                let evidence = library.evidence(&vector);
+                self.similarities.insert(question, evidence);
+                evidence
+            }
             Err(e) => {
                 // The lexical signals still stand; retrieval will report the model failure.
                 tracing::warn!(error = %e, "attack similarity unavailable");
@@ -159,8 +171,13 @@ impl Enricher {
             );
         }
         let intent = Self::intent(ctx, &question, &turn.turn);
-        let injection = assess_injection(&question)
-            .with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
+        let lexical = self.assessments.get(&question).unwrap_or_else(|| {
+            let assessed = assess_injection(&question);
+            self.assessments.insert(&question, assessed.clone());
+            assessed
+        });
+        let injection =
+            lexical.with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;
         let mut enrichment = Enrichment {
             sanitized_question: question,
