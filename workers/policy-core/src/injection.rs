@@ -983,8 +983,6 @@ const RULE_REMOVAL: &[&str] = &[
     "rules are meaningless",
     "developer mode",
     "debug mode",
-    "jailbreak",
-    "jailbroken",
     "no policy",
     "didn't exist",
     "opposite day",
@@ -1532,7 +1530,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::Delimiter,
     );
     add(asks_for_role_play(text), Signal::RolePlay);
-    add(contains_any(text, RULE_REMOVAL), Signal::RuleRemoval);
+    add(
+        contains_any(text, RULE_REMOVAL) || jailbreaks_the_assistant(text),
+        Signal::RuleRemoval,
+    );
     add(contains_any(text, HYPOTHETICAL), Signal::Hypothetical);
     add(
         contains_any(text, SECRET_OBJECTS)
@@ -2078,6 +2079,38 @@ fn dictates_an_assertion(text: &str) -> bool {
     false
 }
 
+/// A jailbreak of the assistant, not of a device ("my phone was jailbroken", "jailbreak the
+/// region on a game code"): a device a few words around it makes it the customer's.
+fn jailbreaks_the_assistant(text: &str) -> bool {
+    const DEVICES: &[&str] = &[
+        "phone",
+        "iphone",
+        "ipad",
+        "tablet",
+        "console",
+        "device",
+        "switch",
+        "ps4",
+        "ps5",
+        "xbox",
+        "kindle",
+        "firestick",
+        "router",
+        "watch",
+        "laptop",
+        "code",
+        "region",
+        "handset",
+    ];
+    let tokens = words(text);
+    tokens.iter().enumerate().any(|(i, w)| {
+        w.starts_with("jailbr")
+            && !tokens[i.saturating_sub(5)..(i + 6).min(tokens.len())]
+                .iter()
+                .any(|t| DEVICES.contains(&t.trim_end_matches('s')))
+    })
+}
+
 /// Whom a customer never tells the assistant to inform: its other customers. "Inform
 /// customers that...", "tell every customer...", "when customers ask, say..." is a rule for the
 /// assistant, not a question.
@@ -2342,7 +2375,12 @@ fn detect_japanese(text: &str, signals: &mut BTreeSet<Signal>) {
     }
     let has = |parts: &[&str]| parts.iter().any(|p| text.contains(p));
     let instructions = ["指示", "命令", "ルール", "規則", "プロンプト", "設定"];
-    if (has(&["無視", "忘れ"]) && has(&instructions)) || has(&["前の命令", "これまでの指示"])
+    // The passive ("配達の指示を無視されて": my delivery instructions were ignored) narrates.
+    let ordered_to_ignore = ["無視", "忘れ"].iter().any(|verb| {
+        text.match_indices(verb)
+            .any(|(at, _)| !text[at + verb.len()..].starts_with("され"))
+    });
+    if (ordered_to_ignore && has(&instructions)) || has(&["前の命令", "これまでの指示"])
     {
         signals.insert(Signal::OverrideInstructions);
     }
