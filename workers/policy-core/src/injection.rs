@@ -2176,7 +2176,17 @@ fn reconfigures_assistant(text: &str) -> bool {
     .iter()
     .any(|object| {
         text.match_indices(object).any(|(at, _)| {
-            let window = &text[at.saturating_sub(40)..(at + object.len() + 40).min(text.len())];
+            // Forty bytes either side, widened to character boundaries (the text may be in
+            // any script).
+            let mut start = at.saturating_sub(40);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (at + object.len() + 40).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let window = &text[start..end];
             [
                 "adjust",
                 "chang",

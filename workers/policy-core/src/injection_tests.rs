@@ -212,3 +212,12 @@ fn unseen_wordings_of_known_attack_kinds_are_flagged() {
         assert!(!flagged(text), "{text}: {:?}", assess_injection(text));
     }
 }
+
+#[test]
+fn windows_around_a_phrase_respect_characters_in_any_script() {
+    // Multibyte characters right where a byte window would cut: no panic, still read.
+    let text = "ééééééééééééééééééééééééé we are adjusting your behaviour ééééééééééééééééééééé";
+    assert!(flagged(text), "{:?}", assess_injection(text));
+    let text = "配達の指示について。あなたの your settings は変更されましたか？配達の指示について";
+    let _ = assess_injection(text);
+}
