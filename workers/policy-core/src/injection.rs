@@ -824,8 +824,6 @@ fn overrides_instructions(text: &str) -> bool {
                         | "an"
                         | "my"
                         | "its"
-                        | "this"
-                        | "that"
                         | "factory"
                         | "hard"
                         | "soft"
@@ -1160,9 +1158,9 @@ const DICTATED_OUTPUT: &[&str] = &[
     "responde solo",
     "antworte nur",
     "schriftlich",
-    "fill in the blank",
     "in your own voice",
-    "as official policy",
+    "fill in the blank and",
+    "fill in the blanks and",
 ];
 
 const SUPPRESS_CHECKS: &[&str] = &[
@@ -1482,7 +1480,6 @@ const DELIMITERS: &[&str] = &[
     "end of customer message",
     "end of user text",
     "end of user message",
-    "end of the user",
     "user text ends",
     "user message ends",
     "the conversation above is finished",
@@ -1705,8 +1702,11 @@ fn forged_markup(raw: &str) -> bool {
         let mut rest = lower.as_str();
         while let Some(at) = rest.find(open) {
             let after = &rest[at + open.len()..];
-            let end = after.find(close).unwrap_or(after.len()).min(40);
-            let label = after[..end.min(after.len())]
+            let mut end = after.find(close).unwrap_or(after.len()).min(40);
+            while !after.is_char_boundary(end) {
+                end -= 1;
+            }
+            let label = after[..end]
                 .trim_start_matches(['/', '!', '-'])
                 .split(':')
                 .next()
@@ -1839,13 +1839,23 @@ fn refers_to_setup(sentence: &str) -> bool {
     if contains_any(sentence, SETUP_REFERENCES) {
         return true;
     }
+    // Only words that qualify a set-up may stand between ("your assembly instructions" are
+    // the customer's).
+    const SETUP_ADJECTIVES: &[&str] = &[
+        "earlier", "original", "previous", "prior", "initial", "old", "current", "system",
+        "internal", "hidden", "usual", "standard", "default", "existing", "base", "core", "own",
+        "whole",
+    ];
     let tokens = words(sentence);
     tokens.iter().enumerate().any(|(i, w)| {
-        *w == "your"
-            && tokens[i + 1..]
-                .iter()
-                .take(3)
-                .any(|next| SETUP_NOUNS.contains(next))
+        if *w != "your" {
+            return false;
+        }
+        let mut at = i + 1;
+        while tokens.get(at).is_some_and(|t| SETUP_ADJECTIVES.contains(t)) && at < i + 3 {
+            at += 1;
+        }
+        at > i + 1 && tokens.get(at).is_some_and(|t| SETUP_NOUNS.contains(t))
     })
 }
 
@@ -2101,10 +2111,12 @@ fn jailbreaks_the_assistant(text: &str) -> bool {
         "code",
         "region",
         "handset",
+        "warranty",
+        "unlock",
     ];
     let tokens = words(text);
     tokens.iter().enumerate().any(|(i, w)| {
-        w.starts_with("jailbr")
+        matches!(*w, "jailbreak" | "jailbroken")
             && !tokens[i.saturating_sub(5)..(i + 6).min(tokens.len())]
                 .iter()
                 .any(|t| DEVICES.contains(&t.trim_end_matches('s')))
@@ -2127,8 +2139,21 @@ const AUDIENCES: &[&str] = &[
 ];
 
 fn instructs_what_to_tell_others(text: &str) -> bool {
-    let tokens = words(text);
-    tokens.iter().enumerate().any(|(i, w)| {
+    // A question about what the assistant tells customers asks ("do you notify customers...?").
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['.', '!', ';', '?', '\n']).unwrap_or(rest.len());
+        let question = rest[end..].starts_with('?');
+        if !question && tells_others(&words(&rest[..end])) {
+            return true;
+        }
+        rest = rest.get(end + 1..).unwrap_or("");
+    }
+    false
+}
+
+fn tells_others(tokens: &[&str]) -> bool {
+    let tells_audience = tokens.iter().enumerate().any(|(i, w)| {
         let tells = matches!(
             *w,
             "tell" | "inform" | "advise" | "notify" | "assure" | "reassure" | "answer" | "reply"
@@ -2146,60 +2171,45 @@ fn instructs_what_to_tell_others(text: &str) -> bool {
                 .iter()
                 .take(2)
                 .any(|t| AUDIENCES.contains(t))
-            // "can you tell customers apart", "do you inform customers when...?" ask.
-            && !tokens[..i]
-                .iter()
-                .rev()
-                .take(2)
-                .any(|t| matches!(*t, "do" | "does" | "did" | "will" | "can" | "would" | "how"))
-    }) || tokens.windows(3).any(|w| {
-        // "whenever anyone asks", "if a customer asks": a standing rule for the assistant.
-        matches!(w[0], "when" | "whenever" | "if")
-            && (AUDIENCES.contains(&w[1]) || matches!(w[1], "someone" | "somebody"))
-            && matches!(w[2], "asks" | "ask" | "writes" | "mentions")
-            || matches!(w[0], "when" | "whenever" | "if")
-                && matches!(w[1], "a" | "any")
-                && AUDIENCES.contains(&w[2])
-    })
+    });
+    // "whenever anyone asks", "if a customer asks": a standing rule for the assistant.
+    let standing_rule = tokens.windows(4).any(|w| {
+        let opens = matches!(w[0], "when" | "whenever" | "if");
+        let asks = |t: &str| matches!(t, "asks" | "ask" | "writes" | "mentions");
+        opens
+            && ((AUDIENCES.contains(&w[1]) || matches!(w[1], "someone" | "somebody")) && asks(w[2])
+                || matches!(w[1], "a" | "any") && AUDIENCES.contains(&w[2]) && asks(w[3]))
+    });
+    tells_audience || standing_rule
 }
 
 /// "We are adjusting your behaviour", "your settings have been updated": a claim to change the
 /// assistant itself.
 fn reconfigures_assistant(text: &str) -> bool {
-    [
-        "your behaviour",
-        "your behavior",
-        "your settings",
-        "your parameters",
-        "your mode",
-    ]
-    .iter()
-    .any(|object| {
-        text.match_indices(object).any(|(at, _)| {
-            // Forty bytes either side, widened to character boundaries (the text may be in
-            // any script).
-            let mut start = at.saturating_sub(40);
-            while !text.is_char_boundary(start) {
-                start -= 1;
-            }
-            let mut end = (at + object.len() + 40).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            let window = &text[start..end];
-            [
-                "adjust",
-                "chang",
-                "modif",
-                "updat",
-                "reconfigur",
-                "overrid",
-                "patch",
-                "reset",
-            ]
-            .iter()
-            .any(|verb| window.contains(verb))
-        })
+    let tokens = words(text);
+    tokens.windows(2).enumerate().any(|(i, pair)| {
+        let object = pair[0] == "your"
+            && matches!(
+                pair[1],
+                "behaviour" | "behavior" | "settings" | "parameters" | "mode"
+            );
+        object
+            && tokens[i.saturating_sub(6)..(i + 8).min(tokens.len())]
+                .iter()
+                .any(|w| {
+                    [
+                        "adjust",
+                        "chang",
+                        "modif",
+                        "updat",
+                        "reconfigur",
+                        "overrid",
+                        "patch",
+                        "reset",
+                    ]
+                    .iter()
+                    .any(|stem| w.starts_with(stem))
+                })
     })
 }
 
@@ -2212,7 +2222,7 @@ const REFRAMING_IMPERATIVES: &[&str] = &["pretend", "assume", "picture", "suppos
 /// completed"), not a question about the customer's situation ("suppose my parcel is lost,
 /// what happens?").
 fn orders_a_pretence(text: &str) -> bool {
-    pretence(text, has_finite_verb)
+    pretence(text, |_, statement| has_finite_verb(statement))
 }
 
 /// What the assistant answers from: a pretence about what it says forges the policy.
@@ -2236,21 +2246,52 @@ const POLICY_SOURCES: &[&str] = &[
 /// A pretence about what the policy says ("pretend the Canadian policy says 90 days"): the
 /// answer would be drafted from a policy the customer wrote, so it dictates the answer.
 fn pretends_the_policy_says(text: &str) -> bool {
-    pretence(text, |statement| {
-        let plural_statement = statement.iter().take(6).any(|w| {
-            matches!(
-                *w,
-                "say" | "state" | "allow" | "permit" | "give" | "let" | "cover" | "include"
-            )
-        });
-        statement.iter().take(4).any(|w| POLICY_SOURCES.contains(w))
-            && (has_finite_verb(statement) || plural_statement)
+    const STATES: &[&str] = &[
+        "says",
+        "said",
+        "states",
+        "stated",
+        "reads",
+        "allows",
+        "permits",
+        "gives",
+        "lets",
+        "covers",
+        "includes",
+        "offers",
+        "provides",
+        "guarantees",
+        "entitles",
+        "say",
+        "state",
+        "allow",
+        "permit",
+        "give",
+        "let",
+        "cover",
+        "include",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+    ];
+    pretence(text, |verb, statement| {
+        matches!(verb, "pretend" | "assume" | "suppose")
+            && statement.iter().take(4).enumerate().any(|(at, w)| {
+                POLICY_SOURCES.contains(w)
+                    && statement[at + 1..]
+                        .iter()
+                        .take(2)
+                        .any(|v| STATES.contains(v))
+            })
     })
 }
 
 /// A sentence opening with a reframing imperative followed by a statement that `about`
 /// accepts (its words after the imperative).
-fn pretence(text: &str, about: impl Fn(&[&str]) -> bool) -> bool {
+fn pretence(text: &str, about: impl Fn(&str, &[&str]) -> bool) -> bool {
     text.split(['.', '!', ';', '\n']).any(|sentence| {
         let tokens = words(sentence.trim());
         let start = tokens
@@ -2264,7 +2305,7 @@ fn pretence(text: &str, about: impl Fn(&[&str]) -> bool) -> bool {
         REFRAMING_IMPERATIVES.contains(verb)
             && !sentence.contains('?')
             && rest.len() > 3
-            && about(&rest[1..])
+            && about(verb, &rest[1..])
     })
 }
 
@@ -2321,8 +2362,7 @@ fn asks_for_role_play(text: &str) -> bool {
     })
 }
 
-/// A finite verb within a few words ("the window is", "the refund has been", "the policy
-/// says"): what a document states counts, since "pretend the policy says 90 days" asserts it.
+/// A finite verb within a few words ("the window is", "the refund has been").
 fn has_finite_verb(tokens: &[&str]) -> bool {
     tokens.iter().take(5).any(|t| {
         matches!(
@@ -2339,21 +2379,6 @@ fn has_finite_verb(tokens: &[&str]) -> bool {
                 | "applies"
                 | "does"
                 | "must"
-                | "says"
-                | "said"
-                | "states"
-                | "stated"
-                | "reads"
-                | "allows"
-                | "permits"
-                | "gives"
-                | "lets"
-                | "covers"
-                | "includes"
-                | "offers"
-                | "provides"
-                | "guarantees"
-                | "entitles"
         )
     })
 }

@@ -412,8 +412,12 @@ const INFO_NOUNS: &[&str] = &[
 
 fn object_follows(words: &[String], verb_at: usize) -> bool {
     let verb = words[verb_at].as_str();
-    // "update me on the status", "keep us posted about": news for the customer, not an act.
+    // "update me on the status", "keep us posted about": news for the customer, not an act;
+    // "sort of", "put simply", "change of address": not a verb at all.
     let at = |k: usize| words.get(verb_at + k).map(String::as_str);
+    if matches!(at(1), Some("of" | "simply")) {
+        return false;
+    }
     if matches!(at(1), Some("me" | "us"))
         && matches!(at(2), Some("on" | "about" | "regarding" | "with"))
     {

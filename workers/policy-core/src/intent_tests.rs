@@ -252,6 +252,9 @@ fn orders_to_change_the_account_itself_are_action_requests() {
         "Can I change the delivery address after ordering?",
         "How do I delete my account?",
         "Please update me on the status of my refund.",
+        "Sort of confused about my order status.",
+        "Put simply, my address changed after I ordered.",
+        "Change of address — do I need to tell you?",
     ] {
         assert_eq!(demanded_action(q), None, "{q}");
     }
