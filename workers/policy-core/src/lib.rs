@@ -19,6 +19,7 @@ pub mod instant;
 pub mod intent;
 pub mod judge;
 pub mod manifest;
+pub mod memo;
 pub mod region;
 pub mod retention;
 pub mod rules;

@@ -1,8 +1,10 @@
 //! Small text utilities shared by the parser, the extractive generator and the judge:
 //! sentence splitting, query terms, and the numeric facts an answer asserts.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, OnceLock};
+
+use crate::memo::Memo;
 
 /// Abbreviations whose trailing period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
@@ -332,18 +334,9 @@ const STEM_MEMO_ENTRIES: usize = 50_000;
 /// The stems of `text` as a set ([`analyze`]), memoised: a clause's text is analysed for every
 /// question that retrieves it (coverage, sentence choice, the judge), and it never changes.
 pub fn stem_set(text: &str) -> Arc<HashSet<String>> {
-    static MEMO: OnceLock<Mutex<HashMap<String, Arc<HashSet<String>>>>> = OnceLock::new();
-    let memo = MEMO.get_or_init(Mutex::default);
-    if let Some(found) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(text) {
-        return found.clone();
-    }
-    let stems: Arc<HashSet<String>> = Arc::new(analyze(text).into_iter().collect());
-    let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
-    if memo.len() >= STEM_MEMO_ENTRIES {
-        memo.clear();
-    }
-    memo.insert(text.to_string(), stems.clone());
-    stems
+    static MEMO: OnceLock<Memo<String, Arc<HashSet<String>>>> = OnceLock::new();
+    MEMO.get_or_init(|| Memo::new(STEM_MEMO_ENTRIES))
+        .get_or_insert_with(text, || Arc::new(analyze(text).into_iter().collect()))
 }
 
 /// Lower-cased, English-stemmed (Porter2) tokens of `text`, split at every character that is

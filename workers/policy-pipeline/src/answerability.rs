@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use policy_core::expansion::QueryExpansion;
+use policy_core::memo::Memo;
 use policy_core::scope::{uncovered_subjects, Foreign, RegionScope};
 use policy_core::text::{analyze, content_words, focus_parts};
 use policy_core::{Clause, Corpus};
@@ -130,6 +131,9 @@ pub struct DomainLibraries {
     pub embedder: SharedEmbedder,
 }
 
+/// Questions whose library matches are kept before the memo starts over.
+const QUESTIONS_REMEMBERED: usize = 4096;
+
 /// Values derived from a served corpus, keyed by (manifest sha, region or version id).
 type PerCorpus<T> = Mutex<HashMap<(String, String), Arc<T>>>;
 
@@ -145,7 +149,7 @@ pub struct AnswerabilityGate {
     /// Per clause (keyed by its id): the other versions' best clauses recur from turn to turn.
     clause_wordings: PerCorpus<Wording>,
     /// Domain library matches per question (the libraries are fixed at start).
-    domain_matches: crate::memo::QuestionMemo<DomainMatches>,
+    domain_matches: Memo<String, DomainMatches>,
 }
 
 impl AnswerabilityGate {
@@ -157,7 +161,7 @@ impl AnswerabilityGate {
             topics: Mutex::default(),
             wordings: Mutex::default(),
             clause_wordings: Mutex::default(),
-            domain_matches: crate::memo::QuestionMemo::default(),
+            domain_matches: Memo::new(QUESTIONS_REMEMBERED),
         }
     }
 
@@ -185,7 +189,8 @@ impl AnswerabilityGate {
             foreign_policy: domain.foreign_policy.matches(&vector),
             retail: domain.retail.matches(&vector).map_or(0.0, |m| m.similarity),
         };
-        self.domain_matches.insert(question, found.clone());
+        self.domain_matches
+            .insert(question.to_string(), found.clone());
         Some(found)
     }
 

@@ -8,6 +8,7 @@ use policy_avro::{ChatTurn, Enrichment};
 use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
 use policy_core::injection::Signal;
 use policy_core::intent::{detect_intent, TurnSubjects};
+use policy_core::memo::Memo;
 use policy_core::version::VersionOutcome;
 use policy_core::{resolve_region, Intent, ReasonCode, RegionSignals, VersionResolver};
 use policy_search::retriever::SharedEmbedder;
@@ -20,6 +21,10 @@ use crate::outcome::{escalation, Outcome};
 use crate::stage::{Stage, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Received, Turn};
 
+/// Questions whose injection assessment and attack similarity are kept before the memos start
+/// over (both depend only on the question and on the library loaded at start).
+const QUESTIONS_REMEMBERED: usize = 4096;
+
 #[derive(Debug, Clone)]
 pub struct Enricher {
     resolver: VersionResolver,
@@ -30,8 +35,8 @@ pub struct Enricher {
     /// The order system and employee directory decisions look their subject up in.
     sources: Sources,
     /// Attack similarity and the lexical assessment, per question.
-    similarities: Arc<crate::memo::QuestionMemo<f64>>,
-    assessments: Arc<crate::memo::QuestionMemo<policy_core::injection::InjectionAssessment>>,
+    similarities: Arc<Memo<String, f64>>,
+    assessments: Arc<Memo<String, policy_core::injection::InjectionAssessment>>,
 }
 
 /// What enrich fetched before its pure part: the weight of the attack library's evidence
@@ -73,8 +78,8 @@ impl Enricher {
             injection_threshold: config.injection_threshold,
             guard: None,
             sources: Sources::default(),
-            similarities: Arc::default(),
-            assessments: Arc::default(),
+            similarities: Arc::new(Memo::new(QUESTIONS_REMEMBERED)),
+            assessments: Arc::new(Memo::new(QUESTIONS_REMEMBERED)),
         }
     }
 
@@ -135,7 +140,7 @@ impl Enricher {
         match embedder.embed_query_async(question).await {
             Ok(vector) => {
                 let evidence = library.evidence(&vector);
-                self.similarities.insert(question, evidence);
+                self.similarities.insert(question.to_string(), evidence);
                 evidence
             }
             Err(e) => {
@@ -171,11 +176,9 @@ impl Enricher {
             );
         }
         let intent = Self::intent(ctx, &question, &turn.turn);
-        let lexical = self.assessments.get(&question).unwrap_or_else(|| {
-            let assessed = assess_injection(&question);
-            self.assessments.insert(&question, assessed.clone());
-            assessed
-        });
+        let lexical = self
+            .assessments
+            .get_or_insert_with(question.as_str(), || assess_injection(&question));
         let injection =
             lexical.with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;

@@ -21,7 +21,6 @@ pub mod guard;
 pub mod judge;
 mod library;
 pub mod llm;
-pub mod memo;
 pub mod observe;
 pub mod out_of_domain;
 pub mod outcome;

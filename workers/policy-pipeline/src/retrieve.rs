@@ -1,8 +1,9 @@
 //! Retrieve: the clauses of exactly the resolved (region, version), reranked, with a confidence
 //! and the tier it maps to.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use policy_core::memo::Memo;
 
 use policy_core::extract::{references_to_follow, states_asked_quantity};
 use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
@@ -29,7 +30,7 @@ pub struct RetrieveStage {
     /// Each version's ranking of a question, per corpus: the same question against the same
     /// version always ranks the same (retrieval reads only that version), and one turn
     /// consults several versions, so repeated questions cost a lookup.
-    ranked: Mutex<HashMap<RankedKey, Arc<Ranked>>>,
+    ranked: Memo<RankedKey, Arc<Ranked>>,
 }
 
 /// (manifest sha, region, version, question).
@@ -144,7 +145,7 @@ impl RetrieveStage {
             top_k,
             expander: None,
             gate: None,
-            ranked: Mutex::default(),
+            ranked: Memo::new(RANKED_ENTRIES),
         }
     }
 
@@ -169,7 +170,7 @@ impl RetrieveStage {
             top_k: self.top_k,
             expander: self.expander.clone(),
             gate: self.gate.clone(),
-            ranked: Mutex::default(),
+            ranked: Memo::new(RANKED_ENTRIES),
         }
     }
 
@@ -230,13 +231,8 @@ impl RetrieveStage {
             version_id.to_string(),
             question.to_string(),
         );
-        if let Some(found) = self
-            .ranked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return Ok(found.clone());
+        if let Some(found) = self.ranked.get(&key) {
+            return Ok(found);
         }
         let (expansion, hits) = self.candidates(question, region, version_id).await?;
         let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
@@ -249,11 +245,7 @@ impl RetrieveStage {
             confidence,
             in_domain,
         });
-        let mut cache = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= RANKED_ENTRIES {
-            cache.clear();
-        }
-        cache.insert(key, ranked.clone());
+        self.ranked.insert(key, ranked.clone());
         Ok(ranked)
     }
 
@@ -499,7 +491,6 @@ impl RetrieveStage {
                 )));
             }
         }
-
         let not_covered = match &self.gate {
             Some(gate) => {
                 let mut others = self

@@ -8,7 +8,8 @@
 //! nothing another version says enters a turn's scores.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Mutex;
+
+use policy_core::memo::Memo;
 
 use crate::embed::dot;
 use crate::lexical::analyze;
@@ -137,8 +138,14 @@ pub fn expansion_texts(question: &str) -> (Vec<String>, Vec<String>) {
 /// The nearest words already found for a text in a version at a floor: (equivalents, closest
 /// cosine). Questions repeat their words, so a worker searches each word once per version; the
 /// index keeps one per snapshot (a new snapshot may have other words or vectors).
-#[derive(Debug, Default)]
-pub struct NearestCache(Mutex<HashMap<NearestKey, Nearest>>);
+#[derive(Debug)]
+pub struct NearestCache(Memo<NearestKey, Nearest>);
+
+impl Default for NearestCache {
+    fn default() -> Self {
+        NearestCache(Memo::new(NEAREST_CACHE_ENTRIES))
+    }
+}
 
 /// (version, word or phrase, floor's bits).
 type NearestKey = (String, String, u32);
@@ -157,16 +164,7 @@ impl NearestCache {
         find: impl FnOnce() -> (Vec<String>, f32),
     ) -> (Vec<String>, f32) {
         let key = (version_id.to_string(), text.to_string(), floor.to_bits());
-        if let Some(found) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return found.clone();
-        }
-        let found = find();
-        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= NEAREST_CACHE_ENTRIES {
-            cache.clear();
-        }
-        cache.insert(key, found.clone());
-        found
+        self.0.get_or_insert_with(&key, find)
     }
 }
 
