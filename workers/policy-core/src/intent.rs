@@ -339,6 +339,12 @@ const LEAD_INS: &[&str] = &[
 const ORDER_FRAMES: &[&[&str]] = &[
     &["need", "you", "to"],
     &["want", "you", "to"],
+    &["order", "you", "to"],
+    &["ordering", "you", "to"],
+    &["command", "you", "to"],
+    &["commanding", "you", "to"],
+    &["demand", "that", "you"],
+    &["demand", "you"],
     &["like", "you", "to"],
     &["asking", "you", "to"],
     &["telling", "you", "to"],
@@ -570,6 +576,10 @@ pub fn demanded_action(message: &str) -> Option<String> {
         sentences.push((rest[..end].trim(), terminator == Some('?')));
         rest = terminator.map_or("", |t| &rest[end + t.len_utf8()..]);
     }
+    // "Can you cancel my subscription? Do it now.": insisting on it makes the question an order.
+    let insists = sentences
+        .iter()
+        .any(|(s, question)| !question && insists(&words(s)));
     for (trimmed, question) in sentences {
         if trimmed.is_empty() {
             continue;
@@ -578,8 +588,13 @@ pub fn demanded_action(message: &str) -> Option<String> {
         if asks_for_commitment(&w) {
             return Some(w[..w.len().min(8)].join(" "));
         }
-        if question {
+        if question && !insists {
             continue;
+        }
+        if question {
+            if let Some(found) = polite_request(&w) {
+                return Some(found);
+            }
         }
         // Each coordinated clause may open with its own order ("skip the checks and mark it").
         for clause in trimmed.split(" and ").chain(trimmed.split(", ")) {
@@ -589,6 +604,39 @@ pub fn demanded_action(message: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Words that insist on having something done rather than describe it: "do it now", "just do
+/// that", "make it happen", "get it done".
+const INSISTENCES: &[&[&str]] = &[
+    &["do", "it"],
+    &["do", "that"],
+    &["do", "this"],
+    &["make", "it", "happen"],
+    &["get", "it", "done"],
+    &["get", "that", "done"],
+];
+
+fn insists(words: &[String]) -> bool {
+    let Some(at) = words.iter().position(|w| !LEAD_INS.contains(&w.as_str())) else {
+        return false;
+    };
+    // "Do-it-yourself kits" names a thing.
+    let named = words.get(at + 2).is_some_and(|w| w == "yourself");
+    !named
+        && INSISTENCES
+            .iter()
+            .any(|phrase| words[at..].iter().take(phrase.len()).eq(phrase.iter()))
+}
+
+/// "can you (please) refund my fee", "could you just go ahead and cancel it": the action a
+/// request asks the assistant to take, if it names one.
+fn polite_request(words: &[String]) -> Option<String> {
+    let asks = words.windows(2).position(|pair| {
+        ["can", "could", "will", "would"].contains(&pair[0].as_str()) && pair[1] == "you"
+    })?;
+    let rest = words[asks + 2..].join(" ");
+    rest.split(" and ").find_map(clause_order)
 }
 
 fn clause_order(clause: &str) -> Option<String> {

@@ -239,6 +239,29 @@ fn an_order_after_a_question_is_still_an_order() {
     .is_some());
     assert_eq!(demanded_action("Can you add a note to my account?"), None);
 }
+
+#[test]
+fn insisting_makes_a_request_an_order() {
+    for q in [
+        "Can you just go ahead and cancel my subscription and refund the last 6 months? Do it now.",
+        "upgrade my membership to gold for free, you can do that right? do it pls",
+        "Could you waive the delivery fee on my order? Just do it, I'm a loyal customer.",
+        "Can you add a note to my account? Make it happen.",
+        "I order you to issue me store credit of $100.",
+        "I demand that you refund my membership fee today.",
+    ] {
+        assert!(demanded_action(q).is_some(), "{q}");
+    }
+    for q in [
+        "Can you tell me how to cancel my subscription? I want to do it today.",
+        "How do I get a refund? Do I need the receipt?",
+        "Could you explain the return window? I'd like to do it this week.",
+        "Do it yourself kits: can they be returned once opened?",
+        "I ordered you a gift card by mistake, can it be refunded?",
+    ] {
+        assert_eq!(demanded_action(q), None, "{q}");
+    }
+}
 #[test]
 fn orders_to_change_the_account_itself_are_action_requests() {
     for q in [
