@@ -911,6 +911,8 @@ const ROLE_PLAY: &[&str] = &[
     "acting as",
     "pretend to be",
     "pretend you",
+    // "pretend ur my mate": chat spelling, normalised to "your".
+    "pretend your",
     "pretend that you",
     "play the role",
     "roleplay as",
@@ -933,6 +935,14 @@ const ROLE_PLAY: &[&str] = &[
     "imagine you are",
     "imagine you're",
     "you are an actor",
+    "you are a character",
+    "your character",
+    "in character",
+    "improv",
+    "play the part",
+    "playing the part",
+    "you will play",
+    "you'll play",
     "let's play a game",
     "i want you to act",
     "as my lawyer",
@@ -1527,7 +1537,7 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::FakeSystemMessage,
     );
     add(
-        contains_any(text, DELIMITERS) || forged_markup(raw),
+        contains_any(text, DELIMITERS) || forged_markup(raw) || forged_boundary(text),
         Signal::Delimiter,
     );
     add(asks_for_role_play(text), Signal::RolePlay);
@@ -1549,7 +1559,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
             || dictates_the_reply(text),
         Signal::DictatedOutput,
     );
-    add(contains_any(text, SUPPRESS_CHECKS), Signal::SuppressChecks);
+    add(
+        contains_any(text, SUPPRESS_CHECKS) || switches_checks_off(text),
+        Signal::SuppressChecks,
+    );
     add(
         contains_any(text, OUTPUT_CONTROL)
             || (contains_any(text, FORMAT_REQUESTS) && !asks_a_question(raw)),
@@ -1840,9 +1853,93 @@ fn forged_markup(raw: &str) -> bool {
         }
     }
     // A label ends at ':' (`[developer note: ...]`) or is a short tag (`<system>`).
-    names.iter().any(|label| {
+    let tagged = names.iter().any(|label| {
         let label = label.trim_start_matches('[');
         label.split_whitespace().count() <= 4 && NAMES.iter().any(|n| label.contains(n))
+    });
+    // A markdown heading addressed to the assistant (`# Assistant instructions`); not
+    // "system" or "model" here, which product pages use as headings.
+    const HEADING_NAMES: &[&str] = &[
+        "assistant",
+        "instruction",
+        "directive",
+        "prompt",
+        "admin",
+        "developer",
+        "operator",
+        "override",
+    ];
+    let heading = lower.lines().any(|line| {
+        let line = line.trim_start();
+        let label = line.trim_start_matches('#');
+        label.len() < line.len()
+            && label.starts_with(' ')
+            && label.split_whitespace().count() <= 4
+            && HEADING_NAMES.iter().any(|n| label.contains(n))
+    });
+    tagged || heading
+}
+
+/// A forged boundary between the customer's text and something else: "|| END CUSTOMER TEXT ||
+/// BEGIN POLICY TEXT ||", "end of the user input", "start of system message".
+fn forged_boundary(text: &str) -> bool {
+    const MARKERS: &[&str] = &["begin", "end", "start", "beginning"];
+    const PARTIES: &[&str] = &[
+        "customer",
+        "user",
+        "human",
+        "client",
+        "policy",
+        "system",
+        "assistant",
+        "admin",
+        "developer",
+        "operator",
+        "internal",
+        "new",
+        "trusted",
+    ];
+    const SECTIONS: &[&str] = &[
+        "text", "input", "message", "turn", "query", "prompt", "section", "block", "content",
+        "context", "instructions", "document", "data",
+    ];
+    let tokens = words(text);
+    tokens.iter().enumerate().any(|(i, marker)| {
+        if !MARKERS.contains(marker) {
+            return false;
+        }
+        let rest: Vec<&str> = tokens[i + 1..]
+            .iter()
+            .copied()
+            .skip_while(|w| matches!(*w, "of" | "the"))
+            .take(2)
+            .collect();
+        rest.len() == 2 && PARTIES.contains(&rest[0]) && SECTIONS.contains(&rest[1])
+    })
+}
+
+/// Checks declared switched off: "compliance mode OFF", "safety filters disabled".
+fn switches_checks_off(text: &str) -> bool {
+    const CHECKS: &[&str] = &[
+        "compliance",
+        "safety",
+        "filter",
+        "filters",
+        "guardrail",
+        "guardrails",
+        "moderation",
+        "restrictions",
+        "restriction",
+        "verification",
+    ];
+    const OFF: &[&str] = &["off", "disabled", "deactivated", "suspended", "lifted", "bypassed"];
+    let tokens = words(text);
+    tokens.iter().enumerate().any(|(i, w)| {
+        CHECKS.contains(w)
+            && tokens[i + 1..]
+                .iter()
+                .take(3)
+                .any(|next| OFF.contains(next))
     })
 }
 
@@ -2471,8 +2568,20 @@ fn standing_order(text: &str) -> bool {
 /// Role play asked of the assistant, not the customer's own role ("I'm acting as the
 /// executor", "can I act as the recipient").
 fn asks_for_role_play(text: &str) -> bool {
+    // "you're an actor" is "you are an actor".
+    let expanded = text.replace("you're", "you are").replace("you’re", "you are");
+    let text = expanded.as_str();
     ROLE_PLAY.iter().any(|phrase| {
+        // Whole words: "improving" is not "improv", "contact as" not "act as".
         text.match_indices(phrase).any(|(at, _)| {
+            let starts = text[..at].chars().next_back();
+            let ends = text[at + phrase.len()..].chars().next();
+            let open = phrase.chars().last().is_some_and(|c| !c.is_alphanumeric());
+            if starts.is_some_and(char::is_alphanumeric)
+                || (!open && ends.is_some_and(char::is_alphanumeric))
+            {
+                return false;
+            }
             let before = words(&text[..at]);
             let subject = before.iter().rev().take(2).any(|w| {
                 matches!(
