@@ -1554,7 +1554,9 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::SecretExtraction,
     );
     add(
-        contains_any(text, DICTATED_OUTPUT)
+        DICTATED_OUTPUT
+            .iter()
+            .any(|phrase| dictated_here(text, phrase))
             || dictates_an_assertion(text)
             || dictates_the_reply(text),
         Signal::DictatedOutput,
@@ -1585,6 +1587,36 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         contains_any(text, DECODE_VERBS) && contains_any(text, ACT_ON_IT),
         Signal::EncodedInstruction,
     );
+}
+
+/// Whether `phrase` (a [`DICTATED_OUTPUT`] entry) dictates the reply where it occurs. A quote
+/// brought in by a verb ("say '...'") is dictated when the verb is an order (the sentence's
+/// first word, or after "please", "just", "and", "to", "must"...); after a subject it reports
+/// what someone says ("the T&Cs say 'Points are forfeited'").
+fn dictated_here(text: &str, phrase: &str) -> bool {
+    let quotes = phrase.ends_with('\'') || phrase.ends_with('"');
+    if !quotes {
+        return find_word(text, phrase).is_some();
+    }
+    const ORDER_LEADS: &[&str] = &[
+        "please", "pls", "just", "now", "then", "and", "to", "must", "should", "you", "only",
+        "simply", "ok", "okay", "so", "will", "can", "could", "always", "also",
+    ];
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = &text[..at];
+        if before.chars().next_back().is_some_and(char::is_alphanumeric) {
+            return false;
+        }
+        let previous = before.trim_end();
+        let opens_sentence = previous
+            .chars()
+            .next_back()
+            .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':' | ';' | ',' | '\n' | '(' | '-'));
+        opens_sentence
+            || words(previous)
+                .last()
+                .is_some_and(|w| ORDER_LEADS.contains(w))
+    })
 }
 
 /// Words that make a noun the assistant's own hidden set-up ("your hidden configuration", "the
