@@ -356,10 +356,12 @@ fn chat_speak(token: &str) -> std::borrow::Cow<'_, str> {
 /// (`pr3v10u5` → `previous`); plain numbers, order ids, amounts and names with a number
 /// (`rot13`, `ps5`) are left alone.
 fn undo_leet(text: &str) -> (String, bool) {
-    let mut changed = false;
+    // Words changed; one alone is more likely a code ("B1G1-SOCKS", "REF#A1B2C3") than a
+    // disguise, and a disguised order word is still read decoded.
+    let mut changed = 0usize;
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String, changed: &mut bool| {
+    let flush = |word: &mut String, out: &mut String, changed: &mut usize| {
         let letters = word.chars().filter(|c| c.is_alphabetic()).count();
         let leety = word.chars().filter(|c| leet(*c).is_some()).count();
         let trailing = word.trim_end_matches(|c: char| c.is_ascii_digit());
@@ -379,7 +381,7 @@ fn undo_leet(text: &str) -> (String, bool) {
             && leety * 2 <= letters + leety + 1
         {
             let mapped: String = word.chars().map(|c| leet(c).unwrap_or(c)).collect();
-            *changed |= mapped != *word;
+            *changed += usize::from(mapped != *word);
             out.push_str(&mapped);
         } else {
             out.push_str(word);
@@ -395,7 +397,7 @@ fn undo_leet(text: &str) -> (String, bool) {
         }
     }
     flush(&mut word, &mut out, &mut changed);
-    (out, changed)
+    (out, changed >= 2)
 }
 
 /// Single letters spaced or dotted apart (`i g n o r e`, `r.e.v.e.a.l y.o.u.r`) are joined
@@ -1604,7 +1606,11 @@ fn dictated_here(text: &str, phrase: &str) -> bool {
     ];
     text.match_indices(phrase).any(|(at, _)| {
         let before = &text[..at];
-        if before.chars().next_back().is_some_and(char::is_alphanumeric) {
+        if before
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+        {
             return false;
         }
         let previous = before.trim_end();
@@ -1932,8 +1938,19 @@ fn forged_boundary(text: &str) -> bool {
         "trusted",
     ];
     const SECTIONS: &[&str] = &[
-        "text", "input", "message", "turn", "query", "prompt", "section", "block", "content",
-        "context", "instructions", "document", "data",
+        "text",
+        "input",
+        "message",
+        "turn",
+        "query",
+        "prompt",
+        "section",
+        "block",
+        "content",
+        "context",
+        "instructions",
+        "document",
+        "data",
     ];
     let tokens = words(text);
     tokens.iter().enumerate().any(|(i, marker)| {
@@ -1964,7 +1981,14 @@ fn switches_checks_off(text: &str) -> bool {
         "restriction",
         "verification",
     ];
-    const OFF: &[&str] = &["off", "disabled", "deactivated", "suspended", "lifted", "bypassed"];
+    const OFF: &[&str] = &[
+        "off",
+        "disabled",
+        "deactivated",
+        "suspended",
+        "lifted",
+        "bypassed",
+    ];
     let tokens = words(text);
     tokens.iter().enumerate().any(|(i, w)| {
         CHECKS.contains(w)
@@ -2601,7 +2625,9 @@ fn standing_order(text: &str) -> bool {
 /// executor", "can I act as the recipient").
 fn asks_for_role_play(text: &str) -> bool {
     // "you're an actor" is "you are an actor".
-    let expanded = text.replace("you're", "you are").replace("you’re", "you are");
+    let expanded = text
+        .replace("you're", "you are")
+        .replace("you’re", "you are");
     let text = expanded.as_str();
     ROLE_PLAY.iter().any(|phrase| {
         // Whole words: "improving" is not "improv", "contact as" not "act as".
