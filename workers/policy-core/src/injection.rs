@@ -1539,7 +1539,7 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::FakeSystemMessage,
     );
     add(
-        contains_any(text, DELIMITERS) || forged_markup(raw) || forged_boundary(text),
+        contains_any(text, DELIMITERS) || forged_markup(raw) || forged_boundary(raw),
         Signal::Delimiter,
     );
     add(asks_for_role_play(text), Signal::RolePlay);
@@ -1632,7 +1632,6 @@ const SECRECY: &[&str] = &[
     "secret",
     "internal",
     "confidential",
-    "private",
     "undisclosed",
     "underlying",
     "backend",
@@ -1907,20 +1906,33 @@ fn forged_markup(raw: &str) -> bool {
         "operator",
         "override",
     ];
-    let heading = lower.lines().any(|line| {
-        let line = line.trim_start();
-        let label = line.trim_start_matches('#');
-        label.len() < line.len()
-            && label.starts_with(' ')
-            && label.split_whitespace().count() <= 4
+    // Line breaks are gone once a message is sanitised, so a heading is what follows "# " up
+    // to the next '#', '(' or ':' (its first four words).
+    let heading = lower.match_indices("# ").any(|(at, _)| {
+        let opens = lower[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || c == '#');
+        let label: String = lower[at + 2..]
+            .split(['#', '(', ':', '\n'])
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        opens
+            && label.starts_with(|c: char| c.is_alphabetic())
             && HEADING_NAMES.iter().any(|n| label.contains(n))
     });
     tagged || heading
 }
 
 /// A forged boundary between the customer's text and something else: "|| END CUSTOMER TEXT ||
-/// BEGIN POLICY TEXT ||", "end of the user input", "start of system message".
-fn forged_boundary(text: &str) -> bool {
+/// BEGIN POLICY TEXT ||", "--- end of the user input ---". A marker opens a segment between
+/// delimiter symbols or line breaks; in prose ("at the start of the policy document") it is
+/// not one.
+fn forged_boundary(raw: &str) -> bool {
     const MARKERS: &[&str] = &["begin", "end", "start", "beginning"];
     const PARTIES: &[&str] = &[
         "customer",
@@ -1946,28 +1958,34 @@ fn forged_boundary(text: &str) -> bool {
         "prompt",
         "section",
         "block",
-        "content",
         "context",
         "instructions",
         "document",
-        "data",
     ];
-    let tokens = words(text);
-    tokens.iter().enumerate().any(|(i, marker)| {
-        if !MARKERS.contains(marker) {
-            return false;
-        }
-        let rest: Vec<&str> = tokens[i + 1..]
-            .iter()
-            .copied()
-            .skip_while(|w| matches!(*w, "of" | "the"))
-            .take(2)
-            .collect();
-        rest.len() == 2 && PARTIES.contains(&rest[0]) && SECTIONS.contains(&rest[1])
-    })
+    let lower = raw.to_lowercase();
+    lower
+        .split(|c: char| {
+            matches!(
+                c,
+                '|' | '=' | '#' | '[' | ']' | '<' | '>' | '*' | '~' | '\n'
+            )
+        })
+        .flat_map(|segment| segment.split("--"))
+        .any(|segment| {
+            let tokens: Vec<&str> = words(segment)
+                .into_iter()
+                .filter(|w| !matches!(*w, "of" | "the"))
+                .take(3)
+                .collect();
+            tokens.len() == 3
+                && MARKERS.contains(&tokens[0])
+                && PARTIES.contains(&tokens[1])
+                && SECTIONS.contains(&tokens[2])
+        })
 }
 
-/// Checks declared switched off: "compliance mode OFF", "safety filters disabled".
+/// Checks declared switched off: "compliance mode OFF", "safety filters disabled". Only words
+/// of a switch may come between ("the safety seal came off" is not one).
 fn switches_checks_off(text: &str) -> bool {
     const CHECKS: &[&str] = &[
         "compliance",
@@ -1977,24 +1995,19 @@ fn switches_checks_off(text: &str) -> bool {
         "guardrail",
         "guardrails",
         "moderation",
-        "restrictions",
-        "restriction",
-        "verification",
     ];
-    const OFF: &[&str] = &[
-        "off",
-        "disabled",
-        "deactivated",
-        "suspended",
-        "lifted",
-        "bypassed",
+    const BETWEEN: &[&str] = &[
+        "mode", "checks", "filter", "filters", "is", "are", "now", "been", "has", "have", "turned",
+        "switched", "set", "to",
     ];
+    const OFF: &[&str] = &["off", "disabled", "deactivated", "bypassed", "suspended"];
     let tokens = words(text);
     tokens.iter().enumerate().any(|(i, w)| {
         CHECKS.contains(w)
             && tokens[i + 1..]
                 .iter()
                 .take(3)
+                .take_while(|next| OFF.contains(next) || BETWEEN.contains(next))
                 .any(|next| OFF.contains(next))
     })
 }
