@@ -549,21 +549,22 @@ fn contains_any(text: &str, phrases: &[&str]) -> bool {
 
 /// Byte offset of `phrase` in `text` where it starts and ends at word boundaries.
 fn find_word(text: &str, phrase: &str) -> Option<usize> {
-    let mut from = 0;
-    while let Some(pos) = text[from..].find(phrase) {
-        let start = from + pos;
-        let end = start + phrase.len();
-        let before = text[..start].chars().next_back();
-        let after = text[end..].chars().next();
-        let boundary = |c: Option<char>, edge: Option<char>| {
-            c.is_none_or(|c| !c.is_alphanumeric()) || edge.is_some_and(|e| !e.is_alphanumeric())
-        };
-        if boundary(before, phrase.chars().next()) && boundary(after, phrase.chars().last()) {
-            return Some(start);
-        }
-        from = start + phrase.len().max(1);
-    }
-    None
+    word_matches(text, phrase).next()
+}
+
+/// Byte offsets of every occurrence of `phrase` in `text` that starts and ends at word
+/// boundaries ("improving" holds no "improv", "contact as" no "act as").
+fn word_matches<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let boundary = |c: Option<char>, edge: Option<char>| {
+        c.is_none_or(|c| !c.is_alphanumeric()) || edge.is_some_and(|e| !e.is_alphanumeric())
+    };
+    text.match_indices(phrase)
+        .map(|(start, _)| start)
+        .filter(move |&start| {
+            let before = text[..start].chars().next_back();
+            let after = text[start + phrase.len()..].chars().next();
+            boundary(before, phrase.chars().next()) && boundary(after, phrase.chars().last())
+        })
 }
 
 /// Verbs that set instructions aside (English, Portuguese, Spanish, German).
@@ -1604,16 +1605,8 @@ fn dictated_here(text: &str, phrase: &str) -> bool {
         "please", "pls", "just", "now", "then", "and", "to", "must", "should", "you", "only",
         "simply", "ok", "okay", "so", "will", "can", "could", "always", "also",
     ];
-    text.match_indices(phrase).any(|(at, _)| {
-        let before = &text[..at];
-        if before
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric)
-        {
-            return false;
-        }
-        let previous = before.trim_end();
+    word_matches(text, phrase).any(|at| {
+        let previous = text[..at].trim_end();
         let opens_sentence = previous
             .chars()
             .next_back()
@@ -2643,16 +2636,7 @@ fn asks_for_role_play(text: &str) -> bool {
         .replace("you’re", "you are");
     let text = expanded.as_str();
     ROLE_PLAY.iter().any(|phrase| {
-        // Whole words: "improving" is not "improv", "contact as" not "act as".
-        text.match_indices(phrase).any(|(at, _)| {
-            let starts = text[..at].chars().next_back();
-            let ends = text[at + phrase.len()..].chars().next();
-            let open = phrase.chars().last().is_some_and(|c| !c.is_alphanumeric());
-            if starts.is_some_and(char::is_alphanumeric)
-                || (!open && ends.is_some_and(char::is_alphanumeric))
-            {
-                return false;
-            }
+        word_matches(text, phrase).any(|at| {
             let before = words(&text[..at]);
             let subject = before.iter().rev().take(2).any(|w| {
                 matches!(
