@@ -106,6 +106,11 @@ impl RegionScope {
         self.words.contains(&lower) || (all_caps && self.initialisms.contains(&lower))
     }
 
+    /// Another region's policy uses this word (any case).
+    pub fn known_elsewhere(&self, word: &str) -> bool {
+        self.elsewhere.contains(&word.to_lowercase())
+    }
+
     /// Everything the question names that the corpus does not cover, jurisdictions first.
     pub fn foreign(&self, question: &str) -> Vec<Foreign> {
         let tokens: Vec<Token<'_>> = tokenize(question);
@@ -391,6 +396,58 @@ pub fn uncovered_subjects(question: &str, unknown: &dyn Fn(&str) -> bool) -> Vec
                 continue;
             }
             break;
+        }
+    }
+    found
+}
+
+/// Content words a phrase around an unknown word keeps at most.
+const PHRASE_WORDS: usize = 4;
+
+/// The phrases of a question that hold a word `unknown` flags: the run of content words the
+/// word stands in ("booked return flights", "sick leave"), at most [`PHRASE_WORDS`] long and
+/// starting no earlier than needed to keep the word. A phrase says what it is about far
+/// better than its word alone ("leave" of a job, not of a parcel). `unknown` gets lower-case
+/// content words ([`crate::text::content_words`]) not written as names.
+pub fn phrases_around(question: &str, unknown: &dyn Fn(&str) -> bool) -> Vec<String> {
+    // Each run holds its words and whether each is written as a name.
+    let mut runs: Vec<Vec<(&str, bool)>> = vec![Vec::new()];
+    let mut sentence_start = true;
+    for raw in question.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let token = Token {
+            text: word,
+            sentence_start,
+            ends_phrase: false,
+        };
+        sentence_start = raw.ends_with(['.', '?', '!']);
+        if crate::text::content_words(word).is_empty() {
+            runs.push(Vec::new());
+            continue;
+        }
+        let name = token.distinctive() || (token.name_shaped() && !token.sentence_start);
+        runs.last_mut()
+            .expect("one run at least")
+            .push((word, name));
+        if raw.ends_with([',', '.', ';', ':', '?', '!', ')', '"']) {
+            runs.push(Vec::new());
+        }
+    }
+    let mut found: Vec<String> = Vec::new();
+    for run in runs {
+        // A name ("Chase Visa", "ING") is judged by what names are (`RegionScope::foreign`).
+        let Some(first) = run.iter().position(|&(w, name)| {
+            !name && crate::text::content_words(w).iter().any(|c| unknown(c))
+        }) else {
+            continue;
+        };
+        let run: Vec<&str> = run.iter().map(|&(w, _)| w).collect();
+        let start = first.min(run.len().saturating_sub(PHRASE_WORDS));
+        let phrase = run[start..run.len().min(start + PHRASE_WORDS)]
+            .join(" ")
+            .to_lowercase();
+        if !found.contains(&phrase) {
+            found.push(phrase);
         }
     }
     found

@@ -216,3 +216,39 @@ fn a_programme_of_another_region_is_not_another_business() {
         vec![]
     );
 }
+
+#[test]
+fn a_phrase_around_an_unknown_word_is_its_run_of_content_words() {
+    let unknown = |w: &str| ["flights", "sick", "gym", "togs"].contains(&w);
+    assert_eq!(
+        phrases_around(
+            "I booked return flights to Rarotonga through your site. Refund?",
+            &unknown
+        ),
+        vec!["booked return flights"]
+    );
+    assert_eq!(
+        phrases_around("How many days of sick leave do I get?", &unknown),
+        vec!["sick leave"]
+    );
+    // At most four words, keeping the unknown one; a number or punctuation ends a run.
+    assert_eq!(
+        phrases_around(
+            "Signed up for a 12 month gym membership contract plan, hate it",
+            &unknown
+        ),
+        vec!["gym membership contract plan"]
+    );
+    assert_eq!(
+        phrases_around("Can I take back a pair of togs that don't fit?", &unknown),
+        vec!["togs"]
+    );
+    assert!(phrases_around("How long is the warranty?", &unknown).is_empty());
+    // Names are judged as names; the first word of a sentence is not one.
+    let unknown = |w: &str| ["chase", "ing", "groceries"].contains(&w);
+    assert!(phrases_around("Can I pay with my Chase Visa or ING account?", &unknown).is_empty());
+    assert_eq!(
+        phrases_around("Groceries: can I return them?", &unknown),
+        vec!["groceries"]
+    );
+}

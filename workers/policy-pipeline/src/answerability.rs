@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use policy_core::expansion::QueryExpansion;
 use policy_core::memo::Memo;
-use policy_core::scope::{uncovered_subjects, Foreign, RegionScope};
+use policy_core::scope::{phrases_around, uncovered_subjects, Foreign, RegionScope};
 use policy_core::text::{analyze, content_words, focus_parts};
 use policy_core::{Clause, Corpus};
 
@@ -38,6 +38,9 @@ pub struct AnswerabilityRule {
     /// A thing asked about is outside the policy when the version's closest word is below
     /// this cosine (and no version of the region mentions it).
     pub uncovered_max_cosine: f32,
+    /// A phrase of the question around a word no policy of the corpus uses is about something
+    /// else when the foreign-policy library is this much closer to it than the retail library.
+    pub foreign_subject_margin: f32,
     /// The other version's answer must be at least this confident ...
     pub min_confidence: f64,
     /// ... and this much more confident than the version in force, or use words of the
@@ -60,6 +63,27 @@ pub struct VersionMatch {
     /// Some of `gap` is a name the question writes capitalised ("Second Ascent"): the question
     /// asks about a programme or a service by its name.
     pub names_it: bool,
+}
+
+/// A phrase of the question closer to requests no retail policy answers than to requests
+/// about a retailer's goods.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignSubject {
+    pub phrase: String,
+    pub foreign: DomainMatch,
+    /// Mean cosine of the nearest retail requests.
+    pub retail: f32,
+}
+
+impl std::fmt::Display for ForeignSubject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "\"{}\" is closer to requests no retail policy answers ({:.2}, nearest \"{}\") \
+             than to requests about a retailer's goods ({:.2})",
+            self.phrase, self.foreign.similarity, self.foreign.nearest, self.retail
+        )
+    }
 }
 
 /// The version in force lacks the topic the question is about.
@@ -234,6 +258,56 @@ impl AnswerabilityGate {
                 })
         };
         uncovered_subjects(question, &unknown)
+    }
+
+    /// Phrases of the question around words no policy of the corpus uses, with no equivalent
+    /// in the version in force, that read as a request no retail policy answers ("booked
+    /// return flights", "sick leave"): the foreign-policy library is closer to the phrase than
+    /// the retail library by the rule's margin. Judged on the phrase alone, because in the
+    /// whole question the policy's own words (refund, cancel) outweigh what it is about.
+    pub async fn foreign_subjects(
+        &self,
+        serving: &ServingState,
+        region: &str,
+        question: &str,
+        expansion: &QueryExpansion,
+    ) -> Vec<ForeignSubject> {
+        let Some(domain) = &self.domain else {
+            return Vec::new();
+        };
+        let scope = self.scope(serving, region);
+        let unknown = |word: &str| {
+            !scope.knows(word)
+                && !scope.known_elsewhere(word)
+                && expansion
+                    .words()
+                    .find(|t| t.word == word)
+                    .is_some_and(|t| !t.in_version && t.equivalents.is_empty())
+        };
+        let mut found = Vec::new();
+        for phrase in phrases_around(question, &unknown) {
+            let Ok(vector) = domain.embedder.embed_query_async(&phrase).await else {
+                continue;
+            };
+            let Some(foreign) = domain.foreign_policy.matches(&vector) else {
+                continue;
+            };
+            let retail = domain.retail.matches(&vector).map_or(0.0, |m| m.similarity);
+            tracing::debug!(
+                phrase,
+                foreign = foreign.similarity,
+                retail,
+                "subject phrase"
+            );
+            if foreign.similarity - retail >= self.rule.foreign_subject_margin {
+                found.push(ForeignSubject {
+                    phrase,
+                    foreign,
+                    retail,
+                });
+            }
+        }
+        found
     }
 
     fn scope(&self, serving: &ServingState, region: &str) -> Arc<RegionScope> {
@@ -436,6 +510,7 @@ mod tests {
             out_of_domain_margin: 0.1,
             foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
+            foreign_subject_margin: 0.05,
             min_confidence: 0.7,
             margin: 0.2,
         });
@@ -521,6 +596,7 @@ mod tests {
             out_of_domain_margin: 0.12,
             foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
+            foreign_subject_margin: 0.05,
             min_confidence: 0.7,
             margin: 0.2,
         });

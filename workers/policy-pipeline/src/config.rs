@@ -157,6 +157,18 @@ pub struct PipelineConfig {
         default_value_t = 0.45
     )]
     pub uncovered_max_cosine: f32,
+    /// A phrase of the question around a word no policy of the corpus uses ("booked return
+    /// flights", "sick leave") puts the question out of scope when the foreign-policy library
+    /// is at least this much closer (mean cosine of the nearest three) to the phrase than the
+    /// retail library (the lowest margin that loses no answer on the development sets)
+    #[arg(
+        value_name = "POLICY_FOREIGN_SUBJECT_MARGIN",
+        id = "policy_foreign_subject_margin",
+        long = "foreign-subject-margin",
+        env = "POLICY_FOREIGN_SUBJECT_MARGIN",
+        default_value_t = 0.05
+    )]
+    pub foreign_subject_margin: f32,
     /// A question escalates as `not_covered_in_version` when another version of the region
     /// answers it, from a topic the version in force lacks, with at least this confidence ...
     #[arg(
@@ -246,6 +258,7 @@ impl Default for PipelineConfig {
             retail_library: "builtin".into(),
             foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
+            foreign_subject_margin: 0.05,
             coverage_min_confidence: 0.75,
             coverage_margin: 0.1,
             disclaimer_text: DISCLAIMER.into(),
@@ -263,6 +276,7 @@ impl PipelineConfig {
             out_of_domain_margin: self.out_of_domain_margin,
             foreign_policy_margin: self.foreign_policy_margin,
             uncovered_max_cosine: self.uncovered_max_cosine,
+            foreign_subject_margin: self.foreign_subject_margin,
             min_confidence: self.coverage_min_confidence,
             margin: self.coverage_margin,
         }
@@ -321,6 +335,12 @@ impl Settings for PipelineConfig {
             return Err(invalid(
                 "POLICY_UNCOVERED_MAX_COSINE",
                 "must be a cosine between -1 and 1",
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.foreign_subject_margin) {
+            return Err(invalid(
+                "POLICY_FOREIGN_SUBJECT_MARGIN",
+                "must be within [-1, 1]",
             ));
         }
         if !(-1.0..=1.0).contains(&self.out_of_domain_margin) {

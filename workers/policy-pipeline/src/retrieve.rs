@@ -490,6 +490,23 @@ impl RetrieveStage {
                     turn.escalate(ReasonCode::OutOfScope, vec![reason]),
                 )));
             }
+            let subjects = gate
+                .foreign_subjects(
+                    &ctx.serving,
+                    &enrichment.region,
+                    &enrichment.sanitized_question,
+                    &expansion,
+                )
+                .await;
+            if !subjects.is_empty() {
+                let reasons = subjects
+                    .iter()
+                    .map(|s| format!("out_of_scope: {s}"))
+                    .collect();
+                return Ok(Step::Done(Box::new(
+                    turn.escalate(ReasonCode::OutOfScope, reasons),
+                )));
+            }
         }
         let not_covered = match &self.gate {
             Some(gate) => {

@@ -370,3 +370,42 @@ fn in_process_eval_meets_thresholds_and_reports_json() {
         .unwrap();
     assert!(!strict.status.success());
 }
+
+/// What the question is about, judged on the phrase around the words no policy uses: a service
+/// no retailer sells escalates as out of scope however well "refund" matches a clause, and a
+/// product the policy never names is still answered (real embedding model, golden corpus).
+#[test]
+fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_copy(dir.path());
+    let explain = |question: &str| {
+        let out = policyctl()
+            .args([
+                "explain",
+                "--region",
+                "us",
+                "--purchased-at",
+                "2025-06-01",
+                "--sent-at",
+                "2025-06-10T12:00:00Z",
+                "--index-dir",
+            ])
+            .arg(&index)
+            .arg(question)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let services = explain("How many days of sick leave do I get as a part-time warehouse worker?");
+    assert!(
+        services.contains("escalation (out_of_scope)") && services.contains("\"sick leave\""),
+        "{services}"
+    );
+    let product = explain("I bought a hoodie last week and it shrank, can I return it?");
+    assert!(!product.contains("out_of_scope"), "{product}");
+}
