@@ -63,6 +63,10 @@ impl std::fmt::Debug for RetrieveStage {
 /// Candidates fetched before reranking, per clause returned.
 const CANDIDATE_FACTOR: usize = 3;
 
+/// Candidates of another version searched for the clause about a programme the question
+/// names, when its best clause is on a topic the version in force has too.
+const NAMED_PROGRAMME_DEPTH: usize = 5;
+
 /// The domain shape of a search hit.
 fn retrieved(hit: ClauseHit) -> RetrievedClause {
     RetrievedClause {
@@ -265,24 +269,37 @@ impl RetrieveStage {
             .await
             .ok()?;
         let confidence = ranked.confidence;
-        let clause = ranked
-            .hits
-            .first()
-            .and_then(|h| serving.corpus.clause(&h.clause_id))?;
-        let gap = self
-            .gate
-            .as_ref()
-            .map(|gate| gate.gap(serving, version_id, question, clause))
-            .unwrap_or_default();
-        Some(VersionMatch {
-            version_id: other_version.to_string(),
-            clause_id: clause.clause_id.clone(),
-            topic: topic_of(clause),
-            confidence,
-            names_it: AnswerabilityGate::names_any(question, &gap),
-            gap,
-            other_region: false,
-        })
+        let hit = |at: usize| {
+            let clause = serving.corpus.clause(&ranked.hits.get(at)?.clause_id)?;
+            let gap = self
+                .gate
+                .as_ref()
+                .map(|gate| gate.gap(serving, version_id, question, clause))
+                .unwrap_or_default();
+            Some(VersionMatch {
+                version_id: other_version.to_string(),
+                clause_id: clause.clause_id.clone(),
+                topic: topic_of(clause),
+                confidence,
+                names_it: AnswerabilityGate::names_any(question, &gap),
+                gap,
+                other_region: false,
+            })
+        };
+        let best = hit(0)?;
+        // A programme the question names, which the version in force never mentions, may sit
+        // in a clause ranked below one on a topic both versions have ("free delivery as a
+        // Trail Club member, and what does the club cost?"): that clause shows what is missing.
+        if let Some(gate) = self.gate.as_ref().filter(|_| best.names_it) {
+            let own = gate.topics(serving, version_id);
+            if own.contains(&best.topic) {
+                let about_the_name = (1..NAMED_PROGRAMME_DEPTH)
+                    .map_while(hit)
+                    .find(|m| m.names_it && !own.contains(&m.topic));
+                return about_the_name.or(Some(best));
+            }
+        }
+        Some(best)
     }
 
     /// How each other version of the region answers the question.

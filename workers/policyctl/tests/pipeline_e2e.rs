@@ -409,3 +409,61 @@ fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     let product = explain("I bought a hoodie last week and it shrank, can I return it?");
     assert!(!product.contains("out_of_scope"), "{product}");
 }
+
+/// A programme the question names that the version in force dropped escalates as
+/// `not_covered_in_version` naming the versions that have it, even when another part of the
+/// question ("free delivery") is a topic both versions cover (real embedding model).
+#[test]
+fn a_programme_named_in_the_question_and_dropped_by_the_version_in_force_is_not_covered() {
+    let corpus = tempfile::tempdir().unwrap();
+    let manifest = r#"{"regions": {"ca": {"versions": [
+        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": "2025-01-01", "approved_by": "legal@example.com"},
+        {"id": "ca-v2", "effective_from": "2025-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
+    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
+    let returns = "### 3.1 Return window\n\n<!-- topic: return_window -->\nUnused goods may be \
+        returned within 30 days of delivery for a refund to the original payment method.\n\n";
+    let v1 = format!(
+        "# Terms of sale\n\n## 3. Returns\n\n{returns}## 6. Delivery\n\n### 6.1 Delivery charges\n\n\
+         <!-- topic: delivery_cost -->\nStandard delivery costs C$9 per order and is free on orders \
+         over C$80. Members of the Summit Circle receive free standard delivery on every order.\n\n\
+         ## 8. Memberships\n\n### 8.1 Summit Circle membership\n\n<!-- topic: membership_fee -->\n\
+         The Summit Circle is a paid membership costing C$49 a year, renewed each year until \
+         cancelled, which entitles members to free standard delivery and early access to sales.\n"
+    );
+    let v2 = format!(
+        "# Terms of sale\n\n## 3. Returns\n\n{returns}## 6. Delivery\n\n### 6.1 Delivery charges\n\n\
+         <!-- topic: delivery_cost -->\nStandard delivery costs C$11 per order and is free on \
+         orders over C$99.\n"
+    );
+    for (dir, text) in [("ca/v1", v1), ("ca/v2", v2)] {
+        std::fs::create_dir_all(corpus.path().join(dir)).unwrap();
+        std::fs::write(corpus.path().join(dir).join("terms.md"), text).unwrap();
+    }
+    let index = tempfile::tempdir().unwrap();
+    let explain = |purchased_at: &str| {
+        let out = policyctl()
+            .args(["explain", "--region", "ca", "--purchased-at", purchased_at])
+            .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
+            .arg(corpus.path())
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("Do I get free delivery as a Summit Circle member, and what does the circle cost?")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let dropped = explain("2025-03-01");
+    assert!(
+        dropped.contains("escalation (not_covered_in_version)")
+            && dropped.contains("membership_fee")
+            && dropped.contains("versions with this topic: ca-v1"),
+        "{dropped}"
+    );
+    let in_force = explain("2024-06-01");
+    assert!(!in_force.contains("escalation ("), "{in_force}");
+}
