@@ -53,6 +53,9 @@ pub struct RegionScope {
     /// ISO 3166 alpha-2 codes (lower case) served by some region of the corpus, `eu` expanded
     /// to its member states.
     served: HashSet<String>,
+    /// Countries and states the region's policy names, each as a whole (lower case): "Baja
+    /// California" is named, California is not.
+    places: HashSet<String>,
 }
 
 impl RegionScope {
@@ -68,6 +71,16 @@ impl RegionScope {
             .flat_map(|t| words(t).map(|(w, _)| w.to_lowercase()))
             .collect();
         let initialisms = texts.iter().flat_map(|t| initialisms(t)).collect();
+        let places = texts
+            .iter()
+            .flat_map(|t| {
+                let tokens = tokenize(t);
+                countries_named(&tokens)
+                    .into_iter()
+                    .map(|(start, len, _, _)| place_name(&tokens[start..start + len]))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         let mut served = HashSet::new();
         for region in regions {
             let region = region.to_lowercase();
@@ -86,6 +99,7 @@ impl RegionScope {
             initialisms,
             elsewhere: HashSet::new(),
             served,
+            places,
         }
     }
 
@@ -120,10 +134,13 @@ impl RegionScope {
             in_country[start..start + len]
                 .iter_mut()
                 .for_each(|t| *t = true);
-            let mentioned_by_policy = tokens[start..start + len]
-                .iter()
-                .all(|t| self.knows(t.bare()));
-            if !self.served.contains(code) && !mentioned_by_policy {
+            let mentioned_by_policy = self
+                .places
+                .contains(&place_name(&tokens[start..start + len]));
+            if !self.served.contains(code)
+                && !mentioned_by_policy
+                && !origin_of_goods(&tokens, start)
+            {
                 let name = Foreign::Jurisdiction(name);
                 if !found.contains(&name) {
                     found.push(name);
@@ -841,6 +858,9 @@ macro_rules! countries {
     };
 }
 
+/// Left out: countries whose names are also everyday words, given names, brands or a US state
+/// (Chad, Jordan, Jersey, Georgia, Guinea, Niger, Mali, Togo, Tonga, Samoa, Bermuda), and
+/// dependent territories (Puerto Rico, Réunion): a false alarm there costs more than a miss.
 const COUNTRIES: &[Country] = countries! {
     "at" true ["Austria"] ["Austrian"];
     "be" true ["Belgium"] ["Belgian"];
@@ -911,6 +931,129 @@ const COUNTRIES: &[Country] = countries! {
     "il" false ["Israel"] ["Israeli"];
     "ae" false ["United Arab Emirates", "UAE"] ["Emirati"];
     "sa" false ["Saudi Arabia"] ["Saudi"];
+    "af" false ["Afghanistan"] ["Afghan"];
+    "al" false ["Albania"] ["Albanian"];
+    "dz" false ["Algeria"] ["Algerian"];
+    "ad" false ["Andorra"] ["Andorran"];
+    "ao" false ["Angola"] ["Angolan"];
+    "ag" false ["Antigua and Barbuda", "Antigua"] [];
+    "am" false ["Armenia"] ["Armenian"];
+    "az" false ["Azerbaijan"] ["Azerbaijani"];
+    "bs" false ["Bahamas"] ["Bahamian"];
+    "bh" false ["Bahrain"] ["Bahraini"];
+    "bb" false ["Barbados"] ["Barbadian"];
+    "by" false ["Belarus"] ["Belarusian"];
+    "bz" false ["Belize"] ["Belizean"];
+    "bj" false ["Benin"] ["Beninese"];
+    "bt" false ["Bhutan"] ["Bhutanese"];
+    "bo" false ["Bolivia"] ["Bolivian"];
+    "ba" false ["Bosnia and Herzegovina", "Bosnia"] ["Bosnian"];
+    "bw" false ["Botswana"] [];
+    "bn" false ["Brunei"] [];
+    "bf" false ["Burkina Faso"] [];
+    "bi" false ["Burundi"] [];
+    "cv" false ["Cabo Verde", "Cape Verde"] [];
+    "kh" false ["Cambodia"] ["Cambodian"];
+    "cm" false ["Cameroon"] ["Cameroonian"];
+    "cf" false ["Central African Republic"] [];
+    "km" false ["Comoros"] [];
+    "cg" false ["Congo"] ["Congolese"];
+    "ck" false ["Cook Islands"] [];
+    "cr" false ["Costa Rica"] ["Costa Rican"];
+    "ci" false ["Côte d'Ivoire", "Ivory Coast"] ["Ivorian"];
+    "cu" false ["Cuba"] ["Cuban"];
+    "dj" false ["Djibouti"] [];
+    "do" false ["Dominican Republic", "Dominica"] ["Dominican"];
+    "ec" false ["Ecuador"] ["Ecuadorian", "Ecuadorean"];
+    "sv" false ["El Salvador"] ["Salvadoran"];
+    "gq" false ["Equatorial Guinea"] [];
+    "er" false ["Eritrea"] ["Eritrean"];
+    "sz" false ["Eswatini", "Swaziland"] [];
+    "et" false ["Ethiopia"] ["Ethiopian"];
+    "fk" false ["Falkland Islands"] [];
+    "fo" false ["Faroe Islands"] [];
+    "fj" false ["Fiji"] ["Fijian"];
+    "ga" false ["Gabon"] ["Gabonese"];
+    "gm" false ["Gambia"] ["Gambian"];
+    "gh" false ["Ghana"] ["Ghanaian"];
+    "gi" false ["Gibraltar"] [];
+    "gl" false ["Greenland"] [];
+    "gd" false ["Grenada"] [];
+    "gt" false ["Guatemala"] ["Guatemalan"];
+    "gg" false ["Guernsey"] [];
+    "gw" false ["Guinea-Bissau"] [];
+    "gy" false ["Guyana"] ["Guyanese"];
+    "ht" false ["Haiti"] ["Haitian"];
+    "hn" false ["Honduras"] ["Honduran"];
+    "im" false ["Isle of Man"] [];
+    "ir" false ["Iran"] ["Iranian"];
+    "iq" false ["Iraq"] ["Iraqi"];
+    "jm" false ["Jamaica"] ["Jamaican"];
+    "kz" false ["Kazakhstan"] ["Kazakh"];
+    "ki" false ["Kiribati"] [];
+    "kp" false ["North Korea"] [];
+    "kw" false ["Kuwait"] ["Kuwaiti"];
+    "kg" false ["Kyrgyzstan"] [];
+    "la" false ["Laos"] ["Lao", "Laotian"];
+    "lb" false ["Lebanon"] ["Lebanese"];
+    "ls" false ["Lesotho"] [];
+    "lr" false ["Liberia"] ["Liberian"];
+    "ly" false ["Libya"] ["Libyan"];
+    "mo" false ["Macao", "Macau"] [];
+    "mg" false ["Madagascar"] ["Malagasy"];
+    "mw" false ["Malawi"] ["Malawian"];
+    "mv" false ["Maldives"] [];
+    "mh" false ["Marshall Islands"] [];
+    "mr" false ["Mauritania"] [];
+    "mu" false ["Mauritius"] ["Mauritian"];
+    "fm" false ["Micronesia"] [];
+    "md" false ["Moldova"] ["Moldovan"];
+    "mc" false ["Monaco"] ["Monegasque"];
+    "mn" false ["Mongolia"] ["Mongolian"];
+    "me" false ["Montenegro"] ["Montenegrin"];
+    "mz" false ["Mozambique"] ["Mozambican"];
+    "mm" false ["Myanmar", "Burma"] ["Burmese"];
+    "na" false ["Namibia"] ["Namibian"];
+    "np" false ["Nepal"] ["Nepali", "Nepalese"];
+    "ni" false ["Nicaragua"] ["Nicaraguan"];
+    "mk" false ["North Macedonia", "Macedonia"] ["Macedonian"];
+    "om" false ["Oman"] ["Omani"];
+    "ps" false ["Palestine"] ["Palestinian"];
+    "pa" false ["Panama"] ["Panamanian"];
+    "pg" false ["Papua New Guinea"] [];
+    "py" false ["Paraguay"] ["Paraguayan"];
+    "qa" false ["Qatar"] ["Qatari"];
+    "rw" false ["Rwanda"] ["Rwandan"];
+    "kn" false ["Saint Kitts and Nevis"] [];
+    "lc" false ["Saint Lucia"] [];
+    "vc" false ["Saint Vincent and the Grenadines"] [];
+    "sm" false ["San Marino"] [];
+    "st" false ["Sao Tome and Principe"] [];
+    "sn" false ["Senegal"] ["Senegalese"];
+    "sc" false ["Seychelles"] [];
+    "sl" false ["Sierra Leone"] [];
+    "sb" false ["Solomon Islands"] [];
+    "so" false ["Somalia"] ["Somali"];
+    "ss" false ["South Sudan"] [];
+    "lk" false ["Sri Lanka"] ["Sri Lankan"];
+    "sd" false ["Sudan"] ["Sudanese"];
+    "sr" false ["Suriname"] [];
+    "sy" false ["Syria"] ["Syrian"];
+    "tj" false ["Tajikistan"] [];
+    "tz" false ["Tanzania"] ["Tanzanian"];
+    "tl" false ["Timor-Leste", "East Timor"] [];
+    "tt" false ["Trinidad and Tobago", "Trinidad"] [];
+    "tn" false ["Tunisia"] ["Tunisian"];
+    "tm" false ["Turkmenistan"] [];
+    "tv" false ["Tuvalu"] [];
+    "ug" false ["Uganda"] ["Ugandan"];
+    "uz" false ["Uzbekistan"] ["Uzbek"];
+    "vu" false ["Vanuatu"] [];
+    "va" false ["Vatican City", "Holy See"] [];
+    "ve" false ["Venezuela"] ["Venezuelan"];
+    "ye" false ["Yemen"] ["Yemeni"];
+    "zm" false ["Zambia"] ["Zambian"];
+    "zw" false ["Zimbabwe"] ["Zimbabwean"];
     "eu" true ["European Union", "EU"] ["European"];
 };
 
@@ -1200,6 +1343,37 @@ fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static str, Str
             .any(|&(s, e)| s <= *i && i + len <= e && e - s > *len)
     });
     found
+}
+
+/// A place as written, lower case ("baja california").
+fn place_name(tokens: &[Token<'_>]) -> String {
+    tokens
+        .iter()
+        .map(|t| t.bare().trim_end_matches('.').to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Verbs after which "in X" or "from X" is where goods come from, not whose rules apply
+/// ("a jacket made in Italy", "shipped from China").
+const ORIGIN_VERBS: &[&str] = &[
+    "made",
+    "manufactured",
+    "produced",
+    "built",
+    "assembled",
+    "designed",
+    "sourced",
+    "imported",
+    "shipped",
+    "grown",
+];
+
+/// The place at `start` follows an origin verb and "in" or "from".
+fn origin_of_goods(tokens: &[Token<'_>], start: usize) -> bool {
+    start >= 2
+        && ["in", "from"].contains(&tokens[start - 1].lower().as_str())
+        && ORIGIN_VERBS.contains(&tokens[start - 2].lower().as_str())
 }
 
 /// Country names that are also ordinary words: matched only when capitalised.

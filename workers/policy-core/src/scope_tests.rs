@@ -252,3 +252,37 @@ fn a_phrase_around_an_unknown_word_is_its_run_of_content_words() {
         vec!["groceries"]
     );
 }
+
+#[test]
+fn a_place_the_policy_names_only_inside_a_longer_name_is_not_served() {
+    let mexico = RegionScope::new(
+        ["Deliveries to Baja California take five Business Days."],
+        ["mx"],
+    );
+    assert_eq!(
+        mexico.foreign("I live in San Diego, California. Which return window applies?"),
+        vec![Foreign::Jurisdiction("California, United States".into())]
+    );
+    assert_eq!(mexico.foreign("Do you deliver to Baja California?"), vec![]);
+    assert_eq!(
+        mexico.foreign("I'm in Guatemala City, what return policy applies to me?"),
+        vec![Foreign::Jurisdiction("Guatemala".into())]
+    );
+}
+
+#[test]
+fn where_goods_were_made_is_not_whose_rules_apply() {
+    let us = RegionScope::new(["Returns within 30 days."], ["us"]);
+    assert_eq!(
+        us.foreign("Can I return a jacket that was made in Peru?"),
+        vec![]
+    );
+    assert_eq!(
+        us.foreign("The blender was shipped from China, who pays return postage?"),
+        vec![]
+    );
+    assert_eq!(
+        us.foreign("I'm living in Peru now, can I still return it?"),
+        vec![Foreign::Jurisdiction("Peru".into())]
+    );
+}
