@@ -153,6 +153,9 @@ impl RegionScope {
                 found.push(Foreign::Organisation(domain));
             }
         }
+        for owner in third_parties(&tokens) {
+            found.push(Foreign::Organisation(owner));
+        }
         for (start, end) in name_runs(&tokens) {
             // A country inside a name is part of it ("Decathlon India"): the rest is the name.
             let mut end = end;
@@ -1342,6 +1345,69 @@ fn countries_named(tokens: &[Token<'_>]) -> Vec<(usize, usize, &'static str, Str
             .iter()
             .any(|&(s, e)| s <= *i && i + len <= e && e - s > *len)
     });
+    found
+}
+
+/// Businesses a customer deals with besides a retailer, whose own rules a question may ask
+/// about ("my bank's chargeback rules", "my phone company's device plan").
+const THIRD_PARTY_NOUNS: &[&str] = &[
+    "company",
+    "bank",
+    "issuer",
+    "insurer",
+    "airline",
+    "landlord",
+    "employer",
+    "gym",
+    "school",
+    "university",
+    "provider",
+    "operator",
+    "dealer",
+    "dealership",
+    "agency",
+    "hotel",
+];
+
+/// What such a business has of its own: "my bank's app shows the refund" is about our refund.
+const OWNED_RULES: &[&str] = &[
+    "policy",
+    "policies",
+    "warranty",
+    "guarantee",
+    "plan",
+    "protection",
+    "insurance",
+    "contract",
+    "cover",
+    "coverage",
+    "chargeback",
+];
+
+/// Words that make the owner the customer's own business, not the retailer.
+const CUSTOMERS_OWN: &[&str] = &["my", "our", "their", "his", "her"];
+
+/// Another business the question names by what it is, owning something: "my phone company's
+/// policy", "my credit card issuer's purchase protection" (up to two words on each side). "The
+/// company's" is left alone: policies call the retailer "the Company".
+fn third_parties(tokens: &[Token<'_>]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if !token.possessive() || !THIRD_PARTY_NOUNS.contains(&token.lower().as_str()) {
+            continue;
+        }
+        let owner = (i.saturating_sub(3)..i).rev().find(|&at| {
+            CUSTOMERS_OWN.contains(&tokens[at].lower().as_str())
+                && tokens[at..i].iter().all(|t| !t.ends_phrase)
+        });
+        let rules_follow = tokens[i + 1..].iter().take(2).any(|t| {
+            OWNED_RULES.contains(&t.lower().as_str()) || POLICY_NOUNS.contains(&t.lower().as_str())
+        });
+        if let (Some(at), true) = (owner, rules_follow) {
+            let name: Vec<&str> = tokens[at + 1..=i].iter().map(|t| t.bare()).collect();
+            found.push(name.join(" "));
+        }
+    }
     found
 }
 

@@ -286,3 +286,22 @@ fn where_goods_were_made_is_not_whose_rules_apply() {
         vec![Foreign::Jurisdiction("Peru".into())]
     );
 }
+
+#[test]
+fn a_business_named_by_what_it_is_owns_its_own_rules() {
+    assert_eq!(
+        foreign("What's my phone company's policy on replacing a cracked screen?"),
+        org("phone company")
+    );
+    assert_eq!(
+        foreign("Does my credit card issuer's purchase protection cover a stolen phone?"),
+        org("credit card issuer")
+    );
+    // The retailer is "the Company" in its own policy; a bank without a possessive is a
+    // payment detail.
+    assert_eq!(foreign("What is the company's return window?"), vec![]);
+    assert_eq!(
+        foreign("Can my bank reverse the charge if you refuse a refund?"),
+        vec![]
+    );
+}
