@@ -434,7 +434,9 @@ impl AnswerabilityGate {
                 }
             }
         }
-        gap.dedup();
+        // Each word once, as first written ("the Trail Club ... the club").
+        let mut seen = HashSet::new();
+        gap.retain(|w| seen.insert(w.to_lowercase()));
         gap
     }
 

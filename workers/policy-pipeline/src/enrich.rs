@@ -59,6 +59,10 @@ impl Prefetched {
 /// The question as the pipeline sees it: sanitised, personal data redacted.
 struct Prepared {
     question: String,
+    /// The sanitised text before redaction, read only by the lexical injection guard: a
+    /// payload hidden in a long hex or digit run would otherwise be redacted as a card number
+    /// before anyone reads it. Never stored, sent or logged.
+    unredacted: Option<String>,
     pii_types: Vec<String>,
     flags: Vec<String>,
     unusable: bool,
@@ -122,6 +126,7 @@ impl Enricher {
         Prepared {
             // Personal data is never sent further down the pipeline (or to an LLM).
             question: redact(&sanitized.text, &pii),
+            unredacted: (!pii.is_empty()).then(|| sanitized.text.clone()),
             pii_types: pii.iter().map(|m| m.kind.as_str().to_string()).collect(),
             flags,
             unusable: is_unusable(&sanitized.text),
@@ -163,6 +168,7 @@ impl Enricher {
         };
         let Prepared {
             question,
+            unredacted,
             pii_types,
             flags,
             unusable,
@@ -176,9 +182,13 @@ impl Enricher {
             );
         }
         let intent = Self::intent(ctx, &question, &turn.turn);
-        let lexical = self
-            .assessments
-            .get_or_insert_with(question.as_str(), || assess_injection(&question));
+        // Text with personal data is assessed as written and not remembered.
+        let lexical = match &unredacted {
+            Some(text) => assess_injection(text),
+            None => self
+                .assessments
+                .get_or_insert_with(question.as_str(), || assess_injection(&question)),
+        };
         let injection =
             lexical.with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;
