@@ -174,6 +174,8 @@ pub struct AnswerabilityGate {
     clause_wordings: PerCorpus<Wording>,
     /// Domain library matches per question (the libraries are fixed at start).
     domain_matches: Memo<String, DomainMatches>,
+    /// Foreign-policy and retail matches per phrase around an unknown word.
+    phrase_matches: Memo<String, Option<(DomainMatch, f32)>>,
 }
 
 impl AnswerabilityGate {
@@ -186,6 +188,7 @@ impl AnswerabilityGate {
             wordings: Mutex::default(),
             clause_wordings: Mutex::default(),
             domain_matches: Memo::new(QUESTIONS_REMEMBERED),
+            phrase_matches: Memo::new(QUESTIONS_REMEMBERED),
         }
     }
 
@@ -286,13 +289,23 @@ impl AnswerabilityGate {
         };
         let mut found = Vec::new();
         for phrase in phrases_around(question, &unknown) {
-            let Ok(vector) = domain.embedder.embed_query_async(&phrase).await else {
+            let matched = match self.phrase_matches.get(&phrase) {
+                Some(known) => known,
+                None => {
+                    let Ok(vector) = domain.embedder.embed_query_async(&phrase).await else {
+                        continue;
+                    };
+                    let matched = domain.foreign_policy.matches(&vector).map(|foreign| {
+                        let retail = domain.retail.matches(&vector).map_or(0.0, |m| m.similarity);
+                        (foreign, retail)
+                    });
+                    self.phrase_matches.insert(phrase.clone(), matched.clone());
+                    matched
+                }
+            };
+            let Some((foreign, retail)) = matched else {
                 continue;
             };
-            let Some(foreign) = domain.foreign_policy.matches(&vector) else {
-                continue;
-            };
-            let retail = domain.retail.matches(&vector).map_or(0.0, |m| m.similarity);
             tracing::debug!(
                 phrase,
                 foreign = foreign.similarity,
