@@ -176,6 +176,9 @@ pub struct AnswerabilityGate {
     domain_matches: Memo<String, DomainMatches>,
     /// Foreign-policy and retail matches per phrase around an unknown word.
     phrase_matches: Memo<String, Option<(DomainMatch, f32)>>,
+    /// What each question names outside the corpus, per (manifest, region, question): the
+    /// gazetteer is read word by word, and questions recur.
+    foreign_names: Memo<(String, String, String), Vec<Foreign>>,
 }
 
 impl AnswerabilityGate {
@@ -189,6 +192,7 @@ impl AnswerabilityGate {
             clause_wordings: Mutex::default(),
             domain_matches: Memo::new(QUESTIONS_REMEMBERED),
             phrase_matches: Memo::new(QUESTIONS_REMEMBERED),
+            foreign_names: Memo::new(QUESTIONS_REMEMBERED),
         }
     }
 
@@ -239,7 +243,17 @@ impl AnswerabilityGate {
 
     /// What the question names that the region's corpus does not cover.
     pub fn foreign(&self, serving: &ServingState, region: &str, question: &str) -> Vec<Foreign> {
-        self.scope(serving, region).foreign(question)
+        let key = (
+            serving.manifest_sha.clone(),
+            region.to_string(),
+            question.to_string(),
+        );
+        if let Some(known) = self.foreign_names.get(&key) {
+            return known;
+        }
+        let found = self.scope(serving, region).foreign(question);
+        self.foreign_names.insert(key, found.clone());
+        found
     }
 
     /// Things the question asks a rule about that no version of the region mentions and the

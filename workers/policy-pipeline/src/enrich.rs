@@ -34,9 +34,11 @@ pub struct Enricher {
     guard: Option<(Arc<AttackLibrary>, SharedEmbedder)>,
     /// The order system and employee directory decisions look their subject up in.
     sources: Sources,
-    /// Attack similarity and the lexical assessment, per question.
+    /// Attack similarity per question.
     similarities: Arc<Memo<String, f64>>,
-    assessments: Arc<Memo<String, policy_core::injection::InjectionAssessment>>,
+    /// Lexical assessments keyed by a hash of the text assessed, which may hold personal
+    /// data: the text itself is not kept.
+    assessments: Arc<Memo<u64, policy_core::injection::InjectionAssessment>>,
 }
 
 /// What enrich fetched before its pure part: the weight of the attack library's evidence
@@ -66,6 +68,14 @@ struct Prepared {
     pii_types: Vec<String>,
     flags: Vec<String>,
     unusable: bool,
+}
+
+/// A stable key for a text (SipHash with fixed keys).
+fn text_key(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 fn instant(millis: i64) -> Option<DateTime<Utc>> {
@@ -182,13 +192,10 @@ impl Enricher {
             );
         }
         let intent = Self::intent(ctx, &question, &turn.turn);
-        // Text with personal data is assessed as written and not remembered.
-        let lexical = match &unredacted {
-            Some(text) => assess_injection(text),
-            None => self
-                .assessments
-                .get_or_insert_with(question.as_str(), || assess_injection(&question)),
-        };
+        let assessed = unredacted.as_deref().unwrap_or(&question);
+        let lexical = self
+            .assessments
+            .get_or_insert_with(&text_key(assessed), || assess_injection(assessed));
         let injection =
             lexical.with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;
