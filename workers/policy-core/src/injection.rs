@@ -1504,10 +1504,27 @@ const DELIMITERS: &[&str] = &[
     "[end of",
 ];
 
-/// Asks to decode something and act on it.
-const DECODE_VERBS: &[&str] = &["decode", "rot13", "rot 13", "base64", "reverse this", "hex"];
+/// Asks to decode something and act on it: an encoding, or a message hidden in the first
+/// letters or words of lines (an acrostic).
+const DECODE_VERBS: &[&str] = &[
+    "decode",
+    "rot13",
+    "rot 13",
+    "base64",
+    "reverse this",
+    "hex",
+    "first letter of each",
+    "first letters of each",
+    "first letter of every",
+    "first letters of every",
+    "first word of each",
+    "first words of each",
+    "acrostic",
+];
 const ACT_ON_IT: &[&str] = &[
     "do what it says",
+    "do what it spells",
+    "do what they spell",
     "follow it",
     "execute",
     "comply",
