@@ -133,10 +133,17 @@ impl InjectionAssessment {
 
 /// Assesses a (sanitised) customer message.
 pub fn assess_injection(text: &str) -> InjectionAssessment {
-    assess_depth(text, 0)
+    assess_depth(text, 0, &[])
 }
 
-fn assess_depth(text: &str, depth: usize) -> InjectionAssessment {
+/// [`assess_injection`] of `text`, with whatever hides behind an encoding in `removed` (parts
+/// of the message taken out before `text`, such as redacted personal data: a hex payload looks
+/// like a card number) assessed as if written in clear.
+pub fn assess_with_removed(text: &str, removed: &[&str]) -> InjectionAssessment {
+    assess_depth(text, 0, removed)
+}
+
+fn assess_depth(text: &str, depth: usize, removed: &[&str]) -> InjectionAssessment {
     let normalized = normalize(text);
     let mut signals: BTreeSet<Signal> = BTreeSet::new();
     if normalized.obfuscated {
@@ -147,8 +154,12 @@ fn assess_depth(text: &str, depth: usize) -> InjectionAssessment {
     // Whatever hides behind an encoding is assessed as if written in clear.
     let mut hidden = 0.0f64;
     if depth < 2 {
-        for payload in decoded_payloads(&normalized.text, text) {
-            let inner = assess_depth(&payload, depth + 1);
+        let from_removed = removed.iter().flat_map(|span| decoded_tokens(span));
+        for payload in decoded_payloads(&normalized.text, text)
+            .into_iter()
+            .chain(from_removed)
+        {
+            let inner = assess_depth(&payload, depth + 1, &[]);
             if inner.score > 0.0 {
                 hidden = hidden.max(inner.score);
                 signals.extend(inner.signals);
@@ -521,14 +532,7 @@ fn readable(text: &str) -> bool {
 /// What the message hides: base64 and hex tokens, and, when it asks for it, its rot13 or
 /// reversed reading.
 fn decoded_payloads(normalized: &str, raw: &str) -> Vec<String> {
-    let mut payloads = Vec::new();
-    for token in raw.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ':' | ','))
-    {
-        let token = token.trim_matches(|c: char| matches!(c, '.' | '(' | ')'));
-        if let Some(text) = decode_base64(token).or_else(|| decode_hex(token)) {
-            payloads.push(text);
-        }
-    }
+    let mut payloads = decoded_tokens(raw);
     let asks = |words: &[&str]| words.iter().any(|w| normalized.contains(w));
     if asks(&["rot13", "rot 13", "rot-13", "caesar"]) {
         payloads.push(rot13(raw));
@@ -537,6 +541,14 @@ fn decoded_payloads(normalized: &str, raw: &str) -> Vec<String> {
         payloads.push(raw.chars().rev().collect());
     }
     payloads
+}
+
+/// The base64 and hex tokens of `raw`, decoded.
+fn decoded_tokens(raw: &str) -> Vec<String> {
+    raw.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ':' | ','))
+        .map(|token| token.trim_matches(|c: char| matches!(c, '.' | '(' | ')')))
+        .filter_map(|token| decode_base64(token).or_else(|| decode_hex(token)))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1504,15 +1516,10 @@ const DELIMITERS: &[&str] = &[
     "[end of",
 ];
 
-/// Asks to decode something and act on it: an encoding, or a message hidden in the first
-/// letters or words of lines (an acrostic).
-const DECODE_VERBS: &[&str] = &[
-    "decode",
-    "rot13",
-    "rot 13",
-    "base64",
-    "reverse this",
-    "hex",
+/// Asks to decode something and act on it.
+const DECODE_VERBS: &[&str] = &["decode", "rot13", "rot 13", "base64", "reverse this", "hex"];
+/// A message hidden in the first letters or words of lines (an acrostic) ...
+const ACROSTIC: &[&str] = &[
     "first letter of each",
     "first letters of each",
     "first letter of every",
@@ -1521,10 +1528,19 @@ const DECODE_VERBS: &[&str] = &[
     "first words of each",
     "acrostic",
 ];
-const ACT_ON_IT: &[&str] = &[
-    "do what it says",
+/// ... to be carried out (not "embroider the first letter of each name, and do ...").
+const CARRY_OUT_SPELLED: &[&str] = &[
     "do what it spells",
     "do what they spell",
+    "do what it says",
+    "follow it",
+    "follow them",
+    "obey it",
+    "execute it",
+    "carry it out",
+];
+const ACT_ON_IT: &[&str] = &[
+    "do what it says",
     "follow it",
     "execute",
     "comply",
@@ -1604,7 +1620,8 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
     add(contains_any(text, AUTHORITY), Signal::AuthorityClaim);
     add(contains_any(text, GRANT), Signal::GrantDemand);
     add(
-        contains_any(text, DECODE_VERBS) && contains_any(text, ACT_ON_IT),
+        contains_any(text, DECODE_VERBS) && contains_any(text, ACT_ON_IT)
+            || contains_any(text, ACROSTIC) && contains_any(text, CARRY_OUT_SPELLED),
         Signal::EncodedInstruction,
     );
 }

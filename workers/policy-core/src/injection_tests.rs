@@ -113,6 +113,10 @@ fn hidden_payloads_are_read() {
     assert!(!flagged(
         "Is the first letter of each size code (S, M, L) the fit? Which one should I return?"
     ));
+    assert!(!flagged(
+        "Can you embroider the first letter of each child's name on the backpacks, and do \
+         personalised items have a different return policy?"
+    ));
 }
 
 #[test]

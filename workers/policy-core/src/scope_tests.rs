@@ -305,3 +305,27 @@ fn a_business_named_by_what_it_is_owns_its_own_rules() {
         vec![]
     );
 }
+
+#[test]
+fn a_uk_corpus_serves_the_uk_under_any_of_its_names() {
+    let uk = RegionScope::new(["These terms apply in Great Britain."], ["uk"]);
+    for question in [
+        "Do UK consumer rights apply to sale items?",
+        "Do you deliver anywhere in Britain?",
+    ] {
+        assert_eq!(uk.foreign(question), vec![], "{question}");
+    }
+}
+
+#[test]
+fn a_third_party_discount_or_fee_is_about_our_prices() {
+    let us = RegionScope::new(["Returns within 30 days."], ["us"]);
+    assert_eq!(
+        us.foreign("Does my employer's discount code work on sale items?"),
+        vec![]
+    );
+    assert_eq!(
+        us.foreign("Will you refund my bank's fees for the double charge?"),
+        vec![]
+    );
+}

@@ -241,6 +241,17 @@ impl AnswerabilityGate {
         })
     }
 
+    /// Whether the whole question is at least as close to requests no retail policy answers
+    /// as to both requests about a retailer's goods and the closest clause (`in_domain`): the
+    /// comparison of [`Self::out_of_domain_match`] without its margin, which a phrase about
+    /// something else ([`Self::foreign_subjects`]) needs to be more than context.
+    pub fn leans_foreign(&self, found: &DomainMatches, in_domain: f32) -> bool {
+        found
+            .foreign_policy
+            .as_ref()
+            .is_some_and(|foreign| foreign.similarity >= found.retail.max(in_domain))
+    }
+
     /// What the question names that the region's corpus does not cover.
     pub fn foreign(&self, serving: &ServingState, region: &str, question: &str) -> Vec<Foreign> {
         let key = (
@@ -299,7 +310,7 @@ impl AnswerabilityGate {
                 && expansion
                     .words()
                     .find(|t| t.word == word)
-                    .is_some_and(|t| !t.in_version && t.equivalents.is_empty())
+                    .is_some_and(|t| !expansion.coverable(t))
         };
         let mut found = Vec::new();
         for phrase in phrases_around(question, &unknown) {

@@ -36,9 +36,8 @@ pub struct Enricher {
     sources: Sources,
     /// Attack similarity per question.
     similarities: Arc<Memo<String, f64>>,
-    /// Lexical assessments keyed by a hash of the text assessed, which may hold personal
-    /// data: the text itself is not kept.
-    assessments: Arc<Memo<u64, policy_core::injection::InjectionAssessment>>,
+    /// Lexical assessments per (redacted) question.
+    assessments: Arc<Memo<String, policy_core::injection::InjectionAssessment>>,
 }
 
 /// What enrich fetched before its pure part: the weight of the attack library's evidence
@@ -61,21 +60,26 @@ impl Prefetched {
 /// The question as the pipeline sees it: sanitised, personal data redacted.
 struct Prepared {
     question: String,
-    /// The sanitised text before redaction, read only by the lexical injection guard: a
-    /// payload hidden in a long hex or digit run would otherwise be redacted as a card number
-    /// before anyone reads it. Never stored, sent or logged.
-    unredacted: Option<String>,
+    /// The redacted spans as written, read only by the injection guard for encoded payloads
+    /// (a hex payload looks like a card number). Never stored, sent or logged.
+    redacted: Vec<String>,
     pii_types: Vec<String>,
     flags: Vec<String>,
     unusable: bool,
 }
 
-/// A stable key for a text (SipHash with fixed keys).
-fn text_key(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+/// `span` of `text` widened to the whitespace around it: a redaction may take only the digit
+/// run of a longer token.
+fn whole_words(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
+    let start = text
+        .get(..span.start)?
+        .rfind(char::is_whitespace)
+        .map_or(0, |at| at + 1);
+    let end = text
+        .get(span.end..)?
+        .find(char::is_whitespace)
+        .map_or(text.len(), |at| span.end + at);
+    text.get(start..end)
 }
 
 fn instant(millis: i64) -> Option<DateTime<Utc>> {
@@ -136,7 +140,11 @@ impl Enricher {
         Prepared {
             // Personal data is never sent further down the pipeline (or to an LLM).
             question: redact(&sanitized.text, &pii),
-            unredacted: (!pii.is_empty()).then(|| sanitized.text.clone()),
+            redacted: pii
+                .iter()
+                .filter_map(|m| whole_words(&sanitized.text, m.span.clone()))
+                .map(str::to_string)
+                .collect(),
             pii_types: pii.iter().map(|m| m.kind.as_str().to_string()).collect(),
             flags,
             unusable: is_unusable(&sanitized.text),
@@ -178,7 +186,7 @@ impl Enricher {
         };
         let Prepared {
             question,
-            unredacted,
+            redacted,
             pii_types,
             flags,
             unusable,
@@ -192,10 +200,14 @@ impl Enricher {
             );
         }
         let intent = Self::intent(ctx, &question, &turn.turn);
-        let assessed = unredacted.as_deref().unwrap_or(&question);
-        let lexical = self
-            .assessments
-            .get_or_insert_with(&text_key(assessed), || assess_injection(assessed));
+        // With personal data, its spans are read for payloads too, and nothing is remembered.
+        let lexical = if redacted.is_empty() {
+            self.assessments
+                .get_or_insert_with(question.as_str(), || assess_injection(&question))
+        } else {
+            let spans: Vec<&str> = redacted.iter().map(String::as_str).collect();
+            policy_core::injection::assess_with_removed(&question, &spans)
+        };
         let injection =
             lexical.with_evidence(Signal::KnownAttackSimilarity, prefetched.attack_similarity);
         let serving = &ctx.serving;

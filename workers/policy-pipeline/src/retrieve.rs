@@ -294,7 +294,7 @@ impl RetrieveStage {
             let own = gate.topics(serving, version_id);
             if own.contains(&best.topic) {
                 let about_the_name = (1..NAMED_PROGRAMME_DEPTH)
-                    .map_while(hit)
+                    .filter_map(hit)
                     .find(|m| m.names_it && !own.contains(&m.topic));
                 return about_the_name.or(Some(best));
             }
@@ -515,7 +515,16 @@ impl RetrieveStage {
                     &expansion,
                 )
                 .await;
-            if !subjects.is_empty() {
+            // A phrase alone may be context ("I was in hospital, can the window be
+            // extended?"): the whole question must lean the same way.
+            let leans_foreign = match subjects.is_empty() {
+                true => false,
+                false => gate
+                    .out_of_domain(&enrichment.sanitized_question)
+                    .await
+                    .is_some_and(|found| gate.leans_foreign(&found, in_domain)),
+            };
+            if leans_foreign {
                 let reasons = subjects
                     .iter()
                     .map(|s| format!("out_of_scope: {s}"))
