@@ -174,8 +174,6 @@ pub struct AnswerabilityGate {
     clause_wordings: PerCorpus<Wording>,
     /// Domain library matches per question (the libraries are fixed at start).
     domain_matches: Memo<String, DomainMatches>,
-    /// Foreign-policy and retail matches per phrase around an unknown word.
-    phrase_matches: Memo<String, Option<(DomainMatch, f32)>>,
     /// What each question names outside the corpus, per (manifest, region, question): the
     /// gazetteer is read word by word, and questions recur.
     foreign_names: Memo<(String, String, String), Vec<Foreign>>,
@@ -191,7 +189,6 @@ impl AnswerabilityGate {
             wordings: Mutex::default(),
             clause_wordings: Mutex::default(),
             domain_matches: Memo::new(QUESTIONS_REMEMBERED),
-            phrase_matches: Memo::new(QUESTIONS_REMEMBERED),
             foreign_names: Memo::new(QUESTIONS_REMEMBERED),
         }
     }
@@ -259,12 +256,8 @@ impl AnswerabilityGate {
             region.to_string(),
             question.to_string(),
         );
-        if let Some(known) = self.foreign_names.get(&key) {
-            return known;
-        }
-        let found = self.scope(serving, region).foreign(question);
-        self.foreign_names.insert(key, found.clone());
-        found
+        self.foreign_names
+            .get_or_insert_with(&key, || self.scope(serving, region).foreign(question))
     }
 
     /// Things the question asks a rule about that no version of the region mentions and the
@@ -300,9 +293,6 @@ impl AnswerabilityGate {
         question: &str,
         expansion: &QueryExpansion,
     ) -> Vec<ForeignSubject> {
-        let Some(domain) = &self.domain else {
-            return Vec::new();
-        };
         let scope = self.scope(serving, region);
         let unknown = |word: &str| {
             !scope.knows(word)
@@ -314,21 +304,13 @@ impl AnswerabilityGate {
         };
         let mut found = Vec::new();
         for phrase in phrases_around(question, &unknown) {
-            let matched = match self.phrase_matches.get(&phrase) {
-                Some(known) => known,
-                None => {
-                    let Ok(vector) = domain.embedder.embed_query_async(&phrase).await else {
-                        continue;
-                    };
-                    let matched = domain.foreign_policy.matches(&vector).map(|foreign| {
-                        let retail = domain.retail.matches(&vector).map_or(0.0, |m| m.similarity);
-                        (foreign, retail)
-                    });
-                    self.phrase_matches.insert(phrase.clone(), matched.clone());
-                    matched
-                }
-            };
-            let Some((foreign, retail)) = matched else {
+            // The phrase is matched like a question (and remembered with them).
+            let Some(DomainMatches {
+                foreign_policy: Some(foreign),
+                retail,
+                ..
+            }) = self.out_of_domain(&phrase).await
+            else {
                 continue;
             };
             tracing::debug!(

@@ -5,7 +5,7 @@
 mod common;
 
 use common::audit::AuditDb;
-use common::workers::{apply_topics, eval_report, index_copy, policyctl, Worker};
+use common::workers::{apply_topics, eval_report, index_copy, policyctl, stdout_of, Worker};
 use policy_avro::{frame, AvroCodec, ChatTurn, DeadLetter, SchemaName};
 use rdkafka::Message;
 
@@ -379,27 +379,13 @@ fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let index = index_copy(dir.path());
     let explain = |question: &str| {
-        let out = policyctl()
-            .args([
-                "explain",
-                "--region",
-                "us",
-                "--purchased-at",
-                "2025-06-01",
-                "--sent-at",
-                "2025-06-10T12:00:00Z",
-                "--index-dir",
-            ])
-            .arg(&index)
-            .arg(question)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "us", "--purchased-at", "2025-06-01"])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--index-dir"])
+                .arg(&index)
+                .arg(question),
+        )
     };
     let services = explain("How many days of sick leave do I get as a part-time warehouse worker?");
     assert!(
@@ -441,21 +427,15 @@ fn a_programme_named_in_the_question_and_dropped_by_the_version_in_force_is_not_
     }
     let index = tempfile::tempdir().unwrap();
     let explain = |purchased_at: &str| {
-        let out = policyctl()
-            .args(["explain", "--region", "ca", "--purchased-at", purchased_at])
-            .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
-            .arg(corpus.path())
-            .arg("--index-dir")
-            .arg(index.path())
-            .arg("Do I get free delivery as a Summit Circle member, and what does the circle cost?")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "ca", "--purchased-at", purchased_at])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
+                .arg(corpus.path())
+                .arg("--index-dir")
+                .arg(index.path())
+                .arg("Do I get free delivery as a Summit Circle member, and what does the circle cost?"),
+        )
     };
     let dropped = explain("2025-03-01");
     assert!(

@@ -119,6 +119,17 @@ pub(crate) mod workers {
         command
     }
 
+    /// Runs `command`, which must succeed; its standard output.
+    pub(crate) fn stdout_of(command: &mut Command) -> String {
+        let out = command.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
     /// The golden corpus indexed once per test run (fingerprints make later runs instant).
     fn shared_index() -> &'static PathBuf {
         static INDEX: OnceLock<PathBuf> = OnceLock::new();
