@@ -13,6 +13,7 @@
 //! bigger or different library refits both and no threshold is hand-set.
 
 use policy_search::embed::dot;
+use policy_search::probe::LinearProbe;
 use serde::Deserialize;
 
 /// The library shipped with the workers (`guard/library.jsonl`): attacks of every kind the
@@ -55,8 +56,8 @@ pub struct AttackLibrary {
     benign: Vec<Vec<f32>>,
     /// Logistic weights over (attack - benign, attack, 1).
     weights: [f64; 3],
-    /// The linear probe's weights over the vector's dimensions, then the bias.
-    probe: Vec<f64>,
+    /// The linear probe; none when the library lacks either class.
+    probe: Option<LinearProbe>,
 }
 
 fn mean_top(similarities: &mut [f32], n: usize) -> f32 {
@@ -75,53 +76,6 @@ fn features(m: LibraryMatch) -> [f64; 3] {
 
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
-}
-
-/// The probe's linear score of a vector (weights, then the bias last).
-fn probe_score(weights: &[f64], vector: &[f32]) -> f64 {
-    let bias = weights.last().copied().unwrap_or(0.0);
-    weights
-        .iter()
-        .zip(vector)
-        .map(|(w, x)| w * *x as f64)
-        .sum::<f64>()
-        + bias
-}
-
-fn dot64(x: &[f64], y: &[f64]) -> f64 {
-    x.iter().zip(y).map(|(a, b)| a * b).sum()
-}
-
-/// Solves `a x = b` for a symmetric positive definite `a` of which only the lower triangle is
-/// filled (Cholesky). `None` when `a` is not positive definite.
-fn solve_symmetric(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for j in 0..n {
-        let d = a[j][j] - a[j][..j].iter().map(|x| x * x).sum::<f64>();
-        if d <= 0.0 {
-            return None;
-        }
-        let d = d.sqrt();
-        a[j][j] = d;
-        for i in j + 1..n {
-            let s = a[i][j] - dot64(&a[i][..j], &a[j][..j]);
-            a[i][j] = s / d;
-        }
-    }
-    // L y = b, then Lᵀ x = y.
-    for i in 0..n {
-        for k in 0..i {
-            b[i] -= a[i][k] * b[k];
-        }
-        b[i] /= a[i][i];
-    }
-    for i in (0..n).rev() {
-        for k in i + 1..n {
-            b[i] -= a[k][i] * b[k];
-        }
-        b[i] /= a[i][i];
-    }
-    Some(b)
 }
 
 impl AttackLibrary {
@@ -150,10 +104,10 @@ impl AttackLibrary {
             attacks: attacks.into_iter().map(|(v, _)| v).collect(),
             benign: benign.into_iter().map(|(v, _)| v).collect(),
             weights: [0.0; 3],
-            probe: Vec::new(),
+            probe: None,
         };
         library.weights = library.fit();
-        library.probe = library.fit_probe();
+        library.probe = LinearProbe::fit(&library.attacks, &library.benign, PROBE_C);
         library
     }
 
@@ -218,61 +172,6 @@ impl AttackLibrary {
         w
     }
 
-    /// L2-regularised logistic regression of "is an attack" on the vectors, by Newton's
-    /// method (a few hundred rows of a few hundred dimensions: converges in a handful of
-    /// steps). Empty when the library lacks either class.
-    fn fit_probe(&self) -> Vec<f64> {
-        let rows: Vec<(&[f32], f64)> = self
-            .attacks
-            .iter()
-            .map(|v| (v.as_slice(), 1.0))
-            .chain(self.benign.iter().map(|v| (v.as_slice(), 0.0)))
-            .collect();
-        if self.attacks.is_empty() || self.benign.is_empty() {
-            return Vec::new();
-        }
-        let n = rows.len() as f64;
-        let dims = rows[0].0.len();
-        let l2 = 1.0 / (PROBE_C * n);
-        let x = |row: &[f32], k: usize| if k < dims { row[k] as f64 } else { 1.0 };
-        let mut w = vec![0.0f64; dims + 1];
-        for _ in 0..50 {
-            let mut gradient = vec![0.0f64; dims + 1];
-            let mut hessian = vec![vec![0.0f64; dims + 1]; dims + 1];
-            for (row, label) in &rows {
-                let p = sigmoid(probe_score(&w, row));
-                let curvature = p * (1.0 - p) / n;
-                for i in 0..=dims {
-                    let xi = x(row, i);
-                    gradient[i] += (p - label) * xi / n;
-                    let scaled = curvature * xi;
-                    for (j, h) in hessian[i].iter_mut().enumerate().take(i + 1) {
-                        *h += scaled * x(row, j);
-                    }
-                }
-            }
-            for i in 0..=dims {
-                // The bias is not penalised; a tiny ridge keeps its pivot positive.
-                let ridge = if i < dims { l2 } else { 1e-9 };
-                if i < dims {
-                    gradient[i] += l2 * w[i];
-                }
-                hessian[i][i] += ridge;
-            }
-            let Some(step) = solve_symmetric(hessian, gradient) else {
-                break;
-            };
-            let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-            for (wi, si) in w.iter_mut().zip(&step) {
-                *wi -= si;
-            }
-            if largest < 1e-9 {
-                break;
-            }
-        }
-        w
-    }
-
     /// The probability that a message with this match is an attack, by the neighbours alone.
     pub fn probability(&self, m: LibraryMatch) -> f64 {
         sigmoid(
@@ -288,10 +187,12 @@ impl AttackLibrary {
     /// the probe's averaged.
     pub fn attack_probability(&self, vector: &[f32]) -> f64 {
         let neighbours = self.probability(self.matches(vector));
-        if self.probe.len() != vector.len() + 1 {
-            return neighbours;
+        match &self.probe {
+            Some(probe) if probe.dims() == vector.len() => {
+                (neighbours + probe.probability(vector)) / 2.0
+            }
+            _ => neighbours,
         }
-        (neighbours + sigmoid(probe_score(&self.probe, vector))) / 2.0
     }
 
     /// The weight this message adds to the injection score: nothing unless the library leans
@@ -341,14 +242,6 @@ mod tests {
         let neighbours = library.probability(library.matches(&far_attack_side));
         assert!(library.attack_probability(&far_attack_side) > neighbours);
         assert!(library.evidence(&unit(&[-1.0, -1.0, -0.6])) == 0.0);
-    }
-
-    #[test]
-    fn cholesky_solves_a_symmetric_system_and_refuses_an_indefinite_one() {
-        // [[4, 2], [2, 3]] x = [2, 1] -> x = [0.5, 0]; only the lower triangle is read.
-        let x = solve_symmetric(vec![vec![4.0, 99.0], vec![2.0, 3.0]], vec![2.0, 1.0]).unwrap();
-        assert!((x[0] - 0.5).abs() < 1e-12 && x[1].abs() < 1e-12);
-        assert!(solve_symmetric(vec![vec![1.0, 0.0], vec![2.0, 1.0]], vec![1.0, 1.0]).is_none());
     }
 
     #[test]

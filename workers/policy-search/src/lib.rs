@@ -12,6 +12,7 @@ pub mod index;
 pub mod indexer;
 pub mod lexical;
 pub mod minilm;
+pub mod probe;
 pub mod rerank;
 pub mod retriever;
 pub mod vocabulary;
