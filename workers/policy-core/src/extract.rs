@@ -139,14 +139,35 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
         .enumerate()
         .map(|(i, sentence)| {
             let covered = q.covered(sentence);
-            let coverage = q.weight(&covered);
             let semantic = similarity.as_ref().map_or(0.0, |s| 0.5 * s[i]);
-            let quantity = if !q.wants.any() || numeric_facts(sentence).is_empty() {
-                0.0
-            } else if stated_quantities(sentence).meets(&q.wants) {
-                0.35
+            let states = !numeric_facts(sentence).is_empty();
+            let stating = states && stated_quantities(sentence).meets(&q.wants);
+            // A sentence that leaves the asked quantity to another clause ("return it within
+            // the period in section 3.1") answers as much as one that states it, the reference
+            // being followed; but only by what it says about the question's subject: the word
+            // naming the quantity ("period") is what it leaves to the other clause.
+            let deferring = q.wants.any()
+                && !stating
+                && !deferred_quantity_references(sentence, &q.wants).is_empty();
+            let coverage = if deferring {
+                let subject: Vec<bool> = q
+                    .expansion
+                    .words()
+                    .zip(&covered)
+                    .map(|(t, c)| *c && !names_a_quantity(&t.word))
+                    .collect();
+                q.weight(&subject)
             } else {
+                q.weight(&covered)
+            };
+            let quantity = if !q.wants.any() {
+                0.0
+            } else if stating || deferring {
+                0.35
+            } else if states {
                 0.05
+            } else {
+                0.0
             };
             Scored {
                 covered,
@@ -203,17 +224,19 @@ pub fn references_to_follow(
     let mut order: Vec<usize> = (0..sentences.len()).filter(|&i| i != best).collect();
     order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
     order.insert(0, best);
-    let wants_unstated = q.wants.any()
-        && !sentences
-            .iter()
-            .any(|s| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&q.wants));
+    let states = |s: &str| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&q.wants);
+    let wants_unstated = q.wants.any() && !sentences.iter().any(|s| states(s));
     // A reference that stands in for the quantity asked ("within the period stated in clause
-    // 4.2", "the fee set out in 6.2"), best sentence first.
+    // 4.2", "the fee set out in 6.2"): any sentence's, best first, when the clause states no
+    // such quantity; the best sentence's when it is the one that defers (the clause's other
+    // periods are about something else).
     let deferred: Vec<String> = if wants_unstated {
         order
             .iter()
             .flat_map(|&i| deferred_quantity_references(sentences[i], &q.wants))
             .collect()
+    } else if q.wants.any() && !states(sentences[best]) {
+        deferred_quantity_references(sentences[best], &q.wants)
     } else {
         Vec::new()
     };
@@ -261,6 +284,10 @@ const MONEY_PLACEHOLDERS: &[&str] = &[
     "sum",
     "threshold",
 ];
+
+fn names_a_quantity(word: &str) -> bool {
+    DURATION_PLACEHOLDERS.contains(&word) || MONEY_PLACEHOLDERS.contains(&word)
+}
 
 /// The clause numbers a sentence refers to in place of a quantity of a wanted kind: a
 /// placeholder ("period", "fee") a few words before the reference.
@@ -528,5 +555,41 @@ mod tests {
             "How long does it take?",
             "Refunds are processed within five (5) Business Days."
         ));
+    }
+
+    #[test]
+    fn a_sentence_that_leaves_the_asked_period_elsewhere_is_followed_though_others_state_periods() {
+        let subscription = RetrievedClause::new(
+            "za-v2#sec-8.2",
+            "You can skip a delivery or move your next delivery date at any time up to five \
+             days before the next dispatch. You can also pause the subscription for up to six \
+             months, or cancel it, without any fee. If you cancel after a filter has already \
+             been dispatched, you can still return it unopened for a refund within the period \
+             in section 3.1, but an opened filter cannot be returned (see section 3.3).",
+            0.9,
+        );
+        let question =
+            "If I cancel after a filter was sent, how many days do I have to return it unopened?";
+        let refs = references_to_follow(question, &QueryExpansion::default(), &subscription);
+        assert_eq!(refs.numbers[0], "3.1", "{:?}", refs.numbers);
+        assert!(refs.wants_unstated);
+        let best = best_sentence(question, &QueryExpansion::default(), &subscription).unwrap();
+        assert!(best.starts_with("If you cancel after a filter"), "{best}");
+    }
+
+    #[test]
+    fn a_clause_stating_the_asked_period_keeps_it_over_a_reference_about_something_else() {
+        let window = RetrievedClause::new(
+            "ca-v1#sec-3.1",
+            "A Customer may return Eligible Goods for a refund within thirty (30) days after \
+             the date of Delivery. Goods bought in December may be returned until 15 January. \
+             Refunds for returned goods are made within the period stated in clause 4.2.",
+            0.9,
+        );
+        let question = "What is the return period for online orders?";
+        let best = best_sentence(question, &QueryExpansion::default(), &window).unwrap();
+        assert!(best.contains("thirty (30) days"), "{best}");
+        let refs = references_to_follow(question, &QueryExpansion::default(), &window);
+        assert!(!refs.wants_unstated, "{refs:?}");
     }
 }

@@ -110,7 +110,20 @@ fn follow_reference(
                 .is_some_and(|c| states_asked_quantity(question, &c.text))
         })
     });
-    let Some(id) = stating.flatten().or(candidates.first()).cloned() else {
+    // Otherwise the reference retrieval ranked best ("see 3.3, although your rights for
+    // faulty items in 5.2 still apply", asked about a fault), else the first.
+    let ranked = || {
+        clauses
+            .iter()
+            .find(|c| candidates.contains(&c.clause_id()))
+            .map(|c| c.clause_id())
+    };
+    let Some(id) = stating
+        .flatten()
+        .cloned()
+        .or_else(ranked)
+        .or_else(|| candidates.first().cloned())
+    else {
         return;
     };
     let (score, status) = (top.score, top.status);
@@ -640,5 +653,34 @@ impl Stage for RetrieveStage {
 
     fn run<'a>(&'a self, ctx: &'a TurnContext, turn: Turn<Enriched>) -> StageFuture<'a, Retrieved> {
         Box::pin(self.retrieve(ctx, turn))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn of_several_references_the_one_retrieval_ranked_is_followed() {
+        let serving = ServingState::from_corpus(crate::fakes::tiny_corpus());
+        let top = RetrievedClause::new(
+            "eu-v1#sec-9.1",
+            "Opened electronics can go back under clause 3.2, although the charge in clause 3.5 \
+             may apply.",
+            0.9,
+        );
+        let ranked = RetrievedClause::new("eu-v1#sec-3.5", "A restocking fee applies.", 0.5);
+        let question = "Can opened electronics go back?";
+        let mut clauses = vec![top.clone(), ranked];
+        follow_reference(&serving, question, &QueryExpansion::default(), &mut clauses);
+        assert_eq!(clauses[1].clause_id(), "eu-v1#sec-3.5");
+        // Neither reference retrieved: the first one.
+        let mut clauses = vec![top];
+        follow_reference(&serving, question, &QueryExpansion::default(), &mut clauses);
+        assert_eq!(clauses[1].clause_id(), "eu-v1#sec-3.2");
+        assert_eq!(
+            clauses[1].score, 0.9,
+            "scored level with the clause that refers to it"
+        );
     }
 }
