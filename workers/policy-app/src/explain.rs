@@ -19,13 +19,28 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
     let mut out = String::new();
     let entry = Entry::Received(Turn::new(turn.clone(), Default::default(), now_millis()));
     if let Exit::Enriched(enriched) = chain.run(entry, StageName::Enrich).await? {
-        let e = enriched.enrichment();
+        let stage = chain.retrieve_stage();
+        let mut e = enriched.enrichment().clone();
+        stage.correct_spelling(&mut e).await;
+        let e = &e;
         let _ = writeln!(
             out,
             "region {} ({}), version {}",
             e.region, e.region_source, e.version_id
         );
-        let stage = chain.retrieve_stage();
+        let spelling: Vec<&str> = e
+            .guardrail_flags
+            .iter()
+            .filter_map(|f| f.strip_prefix("spelling:"))
+            .collect();
+        if !spelling.is_empty() {
+            let _ = writeln!(
+                out,
+                "spelling corrected ({}): {}",
+                spelling.join(", "),
+                e.sanitized_question
+            );
+        }
         let (expansion, hits) = stage
             .candidates(&e.sanitized_question, &e.region, &e.version_id)
             .await?;

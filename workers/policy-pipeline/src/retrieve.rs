@@ -17,6 +17,7 @@ use crate::outcome::Outcome;
 use crate::serving::ServingState;
 use crate::stage::{Stage, StageError, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Retrieval, Retrieved, Turn};
+use policy_avro::Enrichment;
 
 pub struct RetrieveStage {
     retriever: Arc<dyn Retriever>,
@@ -394,6 +395,28 @@ impl RetrieveStage {
         }
     }
 
+    /// Misspellings of the version's words corrected in the question every later stage reads
+    /// (the turn keeps the question as sent), each one flagged (`spelling:retrun=return`) for
+    /// the audit trail.
+    pub async fn correct_spelling(&self, enrichment: &mut Enrichment) {
+        let Some(expander) = &self.expander else {
+            return;
+        };
+        let corrections = expander
+            .spelling(&enrichment.sanitized_question, &enrichment.version_id)
+            .await;
+        if corrections.is_empty() {
+            return;
+        }
+        enrichment.sanitized_question =
+            policy_search::spelling::apply(&enrichment.sanitized_question, &corrections);
+        enrichment.guardrail_flags.extend(
+            corrections
+                .iter()
+                .map(|c| format!("spelling:{}={}", c.from, c.to)),
+        );
+    }
+
     /// Evidence for a decision: the version's rule clauses for an order; for an expense
     /// request, the search hits (which kind of expense it is), best first. The answerability
     /// gate does not apply: the subject's data, not the question's wording, scopes it.
@@ -455,13 +478,13 @@ impl RetrieveStage {
     async fn retrieve(
         &self,
         ctx: &TurnContext,
-        turn: Turn<Enriched>,
+        mut turn: Turn<Enriched>,
     ) -> Result<Step<Retrieved>, StageError> {
-        let enrichment = &turn.state.enrichment;
-        if enrichment.subject.is_some() {
+        if turn.state.enrichment.subject.is_some() {
             return self.retrieve_for_decision(ctx, turn).await;
         }
         if let Some(gate) = &self.gate {
+            let enrichment = &turn.state.enrichment;
             let foreign = gate.foreign(
                 &ctx.serving,
                 &enrichment.region,
@@ -477,6 +500,9 @@ impl RetrieveStage {
                 )));
             }
         }
+        // After the names are read: a name the model does not know is not a misspelling.
+        self.correct_spelling(&mut turn.state.enrichment).await;
+        let enrichment = &turn.state.enrichment;
         let ranked = match self
             .ranked(
                 &ctx.serving.manifest_sha,

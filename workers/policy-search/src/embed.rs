@@ -31,6 +31,12 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         Ok(self.embed_batch(&[text])?.remove(0))
     }
+
+    /// Whether `word` is a whole token of the model's vocabulary, that is a real word and not
+    /// a misspelling ([`crate::spelling`]); `None` when the model cannot tell.
+    fn knows_word(&self, _word: &str) -> Option<bool> {
+        None
+    }
 }
 
 /// `embedder.embed_batch`, refusing an answer that does not have one vector per text (texts and
@@ -113,6 +119,10 @@ impl Embedder for MiniLmEmbedder {
 
     fn dimension(&self) -> usize {
         384
+    }
+
+    fn knows_word(&self, word: &str) -> Option<bool> {
+        Some(self.tokenizer.token_to_id(word).is_some())
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -343,6 +343,27 @@ impl EmbeddedIndex {
         })
     }
 
+    /// Words of `question` that may misspell `version_id`'s words ([`crate::spelling::suspects`]).
+    pub fn spelling_suspects(
+        &self,
+        question: &str,
+        version_id: &str,
+        knows_word: impl Fn(&str) -> Option<bool>,
+    ) -> Vec<String> {
+        let store = self.snapshot();
+        store
+            .vocabularies
+            .get(version_id)
+            .map(|v| crate::spelling::suspects(question, v, knows_word))
+            .unwrap_or_default()
+    }
+
+    /// The word of `version_id` that `word` misspells, if one is closest.
+    pub fn spelling_of(&self, word: &str, version_id: &str) -> Option<String> {
+        let store = self.snapshot();
+        crate::spelling::correct(word, store.vocabularies.get(version_id)?)
+    }
+
     /// BM25 over the chunks of one (region, version) with that version's own statistics:
     /// (position in the store, score), best first.
     pub(crate) fn lexical(

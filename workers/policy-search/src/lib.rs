@@ -15,6 +15,7 @@ pub mod minilm;
 pub mod probe;
 pub mod rerank;
 pub mod retriever;
+pub mod spelling;
 pub mod vocabulary;
 
 pub use batcher::{BatchStats, EmbedBatcher};

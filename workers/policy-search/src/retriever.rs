@@ -9,6 +9,7 @@ use crate::cache::CachedEmbedder;
 use crate::embed::{dot, EmbedError, Embedder};
 use crate::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use crate::index::{EmbeddedIndex, IndexError, VectorStore};
+use crate::spelling::Correction;
 use crate::vocabulary::QueryExpansion;
 use policy_core::ClauseStatus;
 
@@ -130,6 +131,9 @@ macro_rules! forward_embedder {
             }
             fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
                 self.as_ref().embed_batch(texts)
+            }
+            fn knows_word(&self, word: &str) -> Option<bool> {
+                self.as_ref().knows_word(word)
             }
         }
     )*};
@@ -275,11 +279,19 @@ impl Retriever for EmbeddedRetriever {
     }
 }
 
+pub type SpellingFuture<'a> = Pin<Box<dyn Future<Output = Vec<Correction>> + Send + 'a>>;
+
 pub type ExpansionFuture<'a> = Pin<Box<dyn Future<Output = QueryExpansion> + Send + 'a>>;
 
 /// Maps a question's words to the words of one version ([`crate::vocabulary`]).
 pub trait QueryExpander: Send + Sync + std::fmt::Debug {
     fn expand<'a>(&'a self, question: &'a str, version_id: &'a str) -> ExpansionFuture<'a>;
+
+    /// The question's misspellings of the version's words ([`crate::spelling`]): none by
+    /// default.
+    fn spelling<'a>(&'a self, _question: &'a str, _version_id: &'a str) -> SpellingFuture<'a> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 /// The expander over the embedded index's vocabulary and word vectors; words the index has no
@@ -320,6 +332,33 @@ impl QueryExpander for IndexExpander {
             }
             self.index
                 .expand(question, version_id, |w| vectors.get(w).cloned())
+        })
+    }
+
+    fn spelling<'a>(&'a self, question: &'a str, version_id: &'a str) -> SpellingFuture<'a> {
+        Box::pin(async move {
+            let suspects = self.index.spelling_suspects(question, version_id, |w| {
+                self.embedder.inner().knows_word(w)
+            });
+            if suspects.is_empty() {
+                return Vec::new();
+            }
+            // A word the version has an equivalent for is understood already ("telly" ->
+            // "television"): only a word that means nothing to the version is a misspelling.
+            let expansion = self.expand(question, version_id).await;
+            let understood = |word: &str| {
+                expansion
+                    .words()
+                    .any(|t| t.word == word && !t.equivalents.is_empty())
+            };
+            suspects
+                .into_iter()
+                .filter(|w| !understood(w))
+                .filter_map(|from| {
+                    let to = self.index.spelling_of(&from, version_id)?;
+                    Some(Correction { from, to })
+                })
+                .collect()
         })
     }
 }

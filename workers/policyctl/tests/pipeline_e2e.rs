@@ -396,6 +396,32 @@ fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     assert!(!product.contains("out_of_scope"), "{product}");
 }
 
+/// Misspellings of the version's words are corrected before retrieval (and flagged), names and
+/// real words the version does not use are left alone (real embedding model, golden corpus).
+#[test]
+fn misspelled_policy_words_are_corrected_and_real_words_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_copy(dir.path());
+    let explain = |question: &str| {
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "us", "--purchased-at", "2025-06-01"])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--index-dir"])
+                .arg(&index)
+                .arg(question),
+        )
+    };
+    let typed = explain("how many dyas can i retrun an unusd item");
+    assert!(
+        typed.contains("spelling corrected (dyas=days, retrun=return, unusd=unused)")
+            && typed.contains("answer (answer)")
+            && typed.contains("#sec-3.2]"),
+        "{typed}"
+    );
+    let words = explain("can i return the sneakers i bought last week?");
+    assert!(!words.contains("spelling corrected"), "{words}");
+}
+
 /// A programme the question names that the version in force dropped escalates as
 /// `not_covered_in_version` naming the versions that have it, even when another part of the
 /// question ("free delivery") is a topic both versions cover (real embedding model).
