@@ -245,6 +245,24 @@ const FUNCTION_WORDS: &[&str] = &[
     "already",
     "yet",
     "one",
+    // Chat spellings of the above, and contractions typed without their apostrophe.
+    "pls",
+    "plz",
+    "thx",
+    "thanx",
+    "cheers",
+    "dont",
+    "doesnt",
+    "didnt",
+    "cant",
+    "wont",
+    "isnt",
+    "arent",
+    "ive",
+    "youre",
+    "btw",
+    "tbh",
+    "lol",
 ];
 
 /// The words a question is about: lower-case, letters only, three or more of them, function

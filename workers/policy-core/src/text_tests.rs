@@ -120,6 +120,11 @@ fn content_words_leave_out_function_words() {
         content_words("Hi, can you tell me how long the return window is for my hoodie?"),
         ["long", "return", "window", "hoodie"]
     );
+    // Chat spellings and contractions typed without an apostrophe are not what it is about.
+    assert_eq!(
+        content_words("return window for a lamp pls, i dont want it thx"),
+        ["return", "window", "lamp"]
+    );
 }
 
 #[test]
