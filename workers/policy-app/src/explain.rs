@@ -21,7 +21,9 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
     if let Exit::Enriched(enriched) = chain.run(entry, StageName::Enrich).await? {
         let stage = chain.retrieve_stage();
         let mut e = enriched.enrichment().clone();
-        stage.correct_spelling(&mut e).await;
+        stage
+            .correct_spelling(&chain.serving().current(), &mut e)
+            .await;
         let e = &e;
         let _ = writeln!(
             out,

@@ -141,7 +141,7 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
             let covered = q.covered(sentence);
             let semantic = similarity.as_ref().map_or(0.0, |s| 0.5 * s[i]);
             let states = !numeric_facts(sentence).is_empty();
-            let stating = states && stated_quantities(sentence).meets(&q.wants);
+            let stating = states_quantity(sentence, &q.wants);
             // A sentence that leaves the asked quantity to another clause ("return it within
             // the period in section 3.1") answers as much as one that states it, the reference
             // being followed; but only by what it says about the question's subject: the word
@@ -154,7 +154,7 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
                     .expansion
                     .words()
                     .zip(&covered)
-                    .map(|(t, c)| *c && !names_a_quantity(&t.word))
+                    .map(|(t, c)| *c && !names_a_quantity(&t.word, &q.wants))
                     .collect();
                 q.weight(&subject)
             } else {
@@ -203,8 +203,10 @@ pub fn best_sentence<'c>(
 /// The clauses `clause` refers to that may hold the answer, most likely first: the references
 /// of its best-answering sentence; but when the question asks for a kind of quantity (a
 /// period, an amount) that no sentence of `clause` states, the references of every sentence,
-/// best-scoring first, with `wants_unstated` set ("refunds are made within the period stated in
-/// clause 4.2": the period is in 4.2, whichever sentence scored best).
+/// best-scoring first, with `defers_quantity` set ("refunds are made within the period stated in
+/// clause 4.2": the period is in 4.2, whichever sentence scored best); and when the best
+/// sentence itself leaves the quantity to another clause, that sentence's, also with
+/// `defers_quantity` set.
 pub fn references_to_follow(
     question: &str,
     expansion: &QueryExpansion,
@@ -218,19 +220,19 @@ pub fn references_to_follow(
     else {
         return References {
             numbers: Vec::new(),
-            wants_unstated: false,
+            defers_quantity: false,
         };
     };
     let mut order: Vec<usize> = (0..sentences.len()).filter(|&i| i != best).collect();
     order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
     order.insert(0, best);
-    let states = |s: &str| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&q.wants);
-    let wants_unstated = q.wants.any() && !sentences.iter().any(|s| states(s));
+    let states = |s: &str| states_quantity(s, &q.wants);
+    let unstated = q.wants.any() && !sentences.iter().any(|s| states(s));
     // A reference that stands in for the quantity asked ("within the period stated in clause
     // 4.2", "the fee set out in 6.2"): any sentence's, best first, when the clause states no
     // such quantity; the best sentence's when it is the one that defers (the clause's other
     // periods are about something else).
-    let deferred: Vec<String> = if wants_unstated {
+    let deferred: Vec<String> = if unstated {
         order
             .iter()
             .flat_map(|&i| deferred_quantity_references(sentences[i], &q.wants))
@@ -252,7 +254,7 @@ pub fn references_to_follow(
     }
     References {
         numbers,
-        wants_unstated: follows_deferred,
+        defers_quantity: follows_deferred,
     }
 }
 
@@ -285,28 +287,39 @@ const MONEY_PLACEHOLDERS: &[&str] = &[
     "threshold",
 ];
 
-fn names_a_quantity(word: &str) -> bool {
-    DURATION_PLACEHOLDERS.contains(&word) || MONEY_PLACEHOLDERS.contains(&word)
+/// Whether `word` names a quantity of a kind in `wants` without stating it ("period", "fee").
+fn names_a_quantity(word: &str, wants: &QuantityKinds) -> bool {
+    (wants.duration || wants.date) && DURATION_PLACEHOLDERS.contains(&word)
+        || (wants.money || wants.percent) && MONEY_PLACEHOLDERS.contains(&word)
+}
+
+/// Words before a placeholder that point at a particular quantity ("the period", "that fee"),
+/// unlike "at any time" or "a charge".
+const DETERMINERS: &[&str] = &["the", "that", "this", "such", "its", "their"];
+
+/// Whether `sentence` states a quantity of a kind in `wants`.
+fn states_quantity(sentence: &str, wants: &QuantityKinds) -> bool {
+    !numeric_facts(sentence).is_empty() && stated_quantities(sentence).meets(wants)
 }
 
 /// The clause numbers a sentence refers to in place of a quantity of a wanted kind: a
-/// placeholder ("period", "fee") a few words before the reference.
+/// placeholder after a determiner ("the period", "the fee") a few words before the reference.
 fn deferred_quantity_references(sentence: &str, wants: &QuantityKinds) -> Vec<String> {
     let lower = sentence.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '.'))
         .filter(|w| !w.is_empty())
         .collect();
-    let placeholder = |w: &str| {
-        (wants.duration || wants.date) && DURATION_PLACEHOLDERS.contains(&w)
-            || (wants.money || wants.percent) && MONEY_PLACEHOLDERS.contains(&w)
-    };
     let mut numbers = Vec::new();
     for (i, w) in words.iter().enumerate() {
         if !matches!(*w, "clause" | "clauses" | "section" | "sections") {
             continue;
         }
-        if !words[i.saturating_sub(6)..i].iter().any(|w| placeholder(w)) {
+        let window = &words[i.saturating_sub(7)..i];
+        let defers = window
+            .windows(2)
+            .any(|p| DETERMINERS.contains(&p[0]) && names_a_quantity(p[1], wants));
+        if !defers {
             continue;
         }
         let phrase = words[i..words.len().min(i + 2)].join(" ");
@@ -320,9 +333,9 @@ fn deferred_quantity_references(sentence: &str, wants: &QuantityKinds) -> Vec<St
 pub struct References {
     /// Clause numbers, most likely first.
     pub numbers: Vec<String>,
-    /// The question asks for a kind of quantity the clause states nowhere and leaves to the
-    /// clauses in `numbers`.
-    pub wants_unstated: bool,
+    /// The clause leaves the kind of quantity the question asks for to the clauses in
+    /// `numbers` (states it nowhere, or its best sentence points there for it).
+    pub defers_quantity: bool,
 }
 
 /// Whether `text` states a quantity of the kind the question asks for.
@@ -331,7 +344,7 @@ pub fn states_asked_quantity(question: &str, text: &str) -> bool {
     wants.any()
         && split_sentences(text)
             .iter()
-            .any(|s| !numeric_facts(s).is_empty() && stated_quantities(s).meets(&wants))
+            .any(|s| states_quantity(s, &wants))
 }
 
 /// The sentences of `clause` that answer the question, in document order.
@@ -542,7 +555,7 @@ mod tests {
             &membership,
         );
         assert_eq!(refs.numbers[0], "4.2", "{:?}", refs.numbers);
-        assert!(refs.wants_unstated);
+        assert!(refs.defers_quantity);
         // Not asked for a period: the best sentence's own reference, as before.
         let refs = references_to_follow(
             "Is the membership fee refunded pro rata if it ends early?",
@@ -550,7 +563,7 @@ mod tests {
             &membership,
         );
         assert_eq!(refs.numbers, ["8.2"]);
-        assert!(!refs.wants_unstated);
+        assert!(!refs.defers_quantity);
         assert!(states_asked_quantity(
             "How long does it take?",
             "Refunds are processed within five (5) Business Days."
@@ -572,7 +585,7 @@ mod tests {
             "If I cancel after a filter was sent, how many days do I have to return it unopened?";
         let refs = references_to_follow(question, &QueryExpansion::default(), &subscription);
         assert_eq!(refs.numbers[0], "3.1", "{:?}", refs.numbers);
-        assert!(refs.wants_unstated);
+        assert!(refs.defers_quantity);
         let best = best_sentence(question, &QueryExpansion::default(), &subscription).unwrap();
         assert!(best.starts_with("If you cancel after a filter"), "{best}");
     }
@@ -590,6 +603,21 @@ mod tests {
         let best = best_sentence(question, &QueryExpansion::default(), &window).unwrap();
         assert!(best.contains("thirty (30) days"), "{best}");
         let refs = references_to_follow(question, &QueryExpansion::default(), &window);
-        assert!(!refs.wants_unstated, "{refs:?}");
+        assert!(!refs.defers_quantity, "{refs:?}");
+    }
+
+    #[test]
+    fn at_any_time_points_at_no_clause_for_the_period() {
+        let subscription = RetrievedClause::new(
+            "eu-v4#sec-6.2",
+            "You can cancel your subscription at any time (see section 9). Cancellation takes \
+             effect 30 days after we receive your notice.",
+            0.9,
+        );
+        let question = "How long does it take for my subscription cancellation to take effect?";
+        let refs = references_to_follow(question, &QueryExpansion::default(), &subscription);
+        assert!(!refs.defers_quantity, "{refs:?}");
+        let best = best_sentence(question, &QueryExpansion::default(), &subscription).unwrap();
+        assert!(best.contains("30 days"), "{best}");
     }
 }

@@ -265,6 +265,11 @@ const FUNCTION_WORDS: &[&str] = &[
     "lol",
 ];
 
+/// A word that carries no subject ("the", "please", "dont"), lower-case.
+pub fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.contains(&word)
+}
+
 /// The words a question is about: lower-case, letters only, three or more of them, function
 /// words left out, in order of first appearance.
 pub fn content_words(text: &str) -> Vec<String> {
@@ -272,7 +277,7 @@ pub fn content_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3)
         .map(str::to_lowercase)
-        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
+        .filter(|w| !is_function_word(w))
         .filter(|w| seen.insert(w.clone()))
         .collect()
 }

@@ -103,7 +103,7 @@ fn follow_reference(
         .filter(|id| *id != top_id && serving.corpus.clause(id).is_some())
         .collect();
     // Asked for a period the top clause leaves to another one: the clause that states it.
-    let stating = references.wants_unstated.then(|| {
+    let stating = references.defers_quantity.then(|| {
         candidates.iter().find(|id| {
             serving
                 .corpus
@@ -397,11 +397,21 @@ impl RetrieveStage {
 
     /// Misspellings of the version's words corrected in the question every later stage reads
     /// (the turn keeps the question as sent), each one flagged (`spelling:retrun=return`) for
-    /// the audit trail.
-    pub async fn correct_spelling(&self, enrichment: &mut Enrichment) {
+    /// the audit trail. Not for a decision (its subject's data scopes it), nor when the
+    /// question names another organisation: a name the model does not know is not a
+    /// misspelling.
+    pub async fn correct_spelling(&self, serving: &ServingState, enrichment: &mut Enrichment) {
         let Some(expander) = &self.expander else {
             return;
         };
+        let names_another = self.gate.as_ref().is_some_and(|gate| {
+            !gate
+                .foreign(serving, &enrichment.region, &enrichment.sanitized_question)
+                .is_empty()
+        });
+        if enrichment.subject.is_some() || names_another {
+            return;
+        }
         let corrections = expander
             .spelling(&enrichment.sanitized_question, &enrichment.version_id)
             .await;
@@ -500,8 +510,8 @@ impl RetrieveStage {
                 )));
             }
         }
-        // After the names are read: a name the model does not know is not a misspelling.
-        self.correct_spelling(&mut turn.state.enrichment).await;
+        self.correct_spelling(&ctx.serving, &mut turn.state.enrichment)
+            .await;
         let enrichment = &turn.state.enrichment;
         let ranked = match self
             .ranked(

@@ -351,11 +351,13 @@ impl EmbeddedIndex {
         knows_word: impl Fn(&str) -> Option<bool>,
     ) -> Vec<String> {
         let store = self.snapshot();
-        store
-            .vocabularies
-            .get(version_id)
-            .map(|v| crate::spelling::suspects(question, v, knows_word))
-            .unwrap_or_default()
+        // A word another version uses is a word of the corpus, not a misspelling: it may name
+        // a topic the version in force dropped ("instalment").
+        let used = |word: &str| store.vocabularies.values().any(|v| v.uses(word));
+        if !store.vocabularies.contains_key(version_id) {
+            return Vec::new();
+        }
+        crate::spelling::suspects(question, used, knows_word)
     }
 
     /// The word of `version_id` that `word` misspells, if one is closest.

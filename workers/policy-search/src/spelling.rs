@@ -5,8 +5,9 @@
 //! A word is corrected only when nothing else explains it: the version does not use it, the
 //! embedding model does not know it as a word of its own vocabulary ("sneakers" and "couch"
 //! are words, "membreship" is not), the vocabulary expansion found no word of the version that
-//! means the same, and exactly one word of the version is closest in spelling, within one edit
-//! (two for words of seven letters or more), starting with the same letter. No dictionary is
+//! means the same, no version of the corpus uses it, and exactly one word of the version is
+//! closest in spelling, within one edit (two for words of seven letters or more, and a letter
+//! typed for another only from seven letters), starting with the same letter. No dictionary is
 //! written by hand: the version's words are the only candidates, as in
 //! [`crate::vocabulary`].
 
@@ -14,8 +15,10 @@ use crate::vocabulary::VersionVocabulary;
 
 /// Shorter words are left alone: at three letters, one edit reaches too many words.
 const MIN_LETTERS: usize = 4;
-/// From this length on, two edits are allowed ("membreship", "deliveyr").
-const TWO_EDITS_FROM: usize = 7;
+/// From this length on, two edits are allowed ("membreship", "deliveyr"), and a letter typed
+/// for another: below it, a substitution turns one real word into another too often ("mend",
+/// "mind"), while a letter dropped, doubled or swapped ("windw", "cancell", "dyas") does not.
+const LONG_WORD: usize = 7;
 
 /// One word of a question and the version's word it was corrected to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,40 +27,13 @@ pub struct Correction {
     pub to: String,
 }
 
-/// Words of `question` that may be misspellings of the version's words: letters only, long
-/// enough, not used by the version, and not words of the model (`knows_word`; `None` when the
-/// model cannot tell, which corrects nothing). Lowercase, in question order, once each.
-pub fn suspects(
-    question: &str,
-    vocabulary: &VersionVocabulary,
-    knows_word: impl Fn(&str) -> Option<bool>,
-) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    let mut sentence_start = true;
-    for (before, token) in tokens(question) {
-        // A capital inside a sentence starts a name ("Capitec"), which is not a misspelling.
-        let opens_sentence = std::mem::replace(&mut sentence_start, false)
-            || before.trim_end().ends_with(['.', '?', '!']);
-        let capitalised = token.chars().any(|c| c.is_ascii_uppercase());
-        if token.len() < MIN_LETTERS || capitalised && !opens_sentence {
-            continue;
-        }
-        let word = token.to_ascii_lowercase();
-        if found.contains(&word) || vocabulary.uses(&word) || knows_word(&word) != Some(false) {
-            continue;
-        }
-        found.push(word);
-    }
-    found
-}
-
-/// Each run of letters with the text between it and the previous run.
+/// Each run of letters or digits with the text between it and the previous run.
 fn tokens(text: &str) -> impl Iterator<Item = (&str, &str)> {
     let mut rest = text;
     std::iter::from_fn(move || {
-        let start = rest.find(|c: char| c.is_ascii_alphabetic())?;
+        let start = rest.find(char::is_alphanumeric)?;
         let len = rest[start..]
-            .find(|c: char| !c.is_ascii_alphabetic())
+            .find(|c: char| !c.is_alphanumeric())
             .unwrap_or(rest.len() - start);
         let found = (&rest[..start], &rest[start..start + len]);
         rest = &rest[start + len..];
@@ -65,9 +41,47 @@ fn tokens(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
+/// The question's words that may be misspelled, lower-case, each with the token as written:
+/// plain ASCII words of four letters or more that are not function words ("dont"), not
+/// placeholders of redacted data ("[payment_card]"), not glued to digits or accents
+/// ("welcome10", "bancário") and not capitalised inside a sentence (a name: "Capitec").
+fn candidates(question: &str) -> impl Iterator<Item = (&str, String)> {
+    let mut sentence_start = true;
+    tokens(question).filter_map(move |(before, token)| {
+        let opens_sentence = std::mem::replace(&mut sentence_start, false)
+            || before.trim_end().ends_with(['.', '?', '!']);
+        let capitalised = token.chars().any(|c| c.is_ascii_uppercase());
+        let word = token.to_ascii_lowercase();
+        let eligible = token.len() >= MIN_LETTERS
+            && token.chars().all(|c| c.is_ascii_alphabetic())
+            && !before.ends_with(['[', '_'])
+            && !(capitalised && !opens_sentence)
+            && !policy_core::text::is_function_word(&word);
+        eligible.then_some((token, word))
+    })
+}
+
+/// Words of `question` that may be misspellings: candidates ([`candidates`]) that no version
+/// of the corpus uses (`used`) and that are not words of the model (`knows_word`; `None` when
+/// the model cannot tell, which corrects nothing). In question order, once each.
+pub fn suspects(
+    question: &str,
+    used: impl Fn(&str) -> bool,
+    knows_word: impl Fn(&str) -> Option<bool>,
+) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (_, word) in candidates(question) {
+        if !found.contains(&word) && !used(&word) && knows_word(&word) == Some(false) {
+            found.push(word);
+        }
+    }
+    found
+}
+
 /// The version's word `word` is most likely a misspelling of, if exactly one is closest.
 pub fn correct(word: &str, vocabulary: &VersionVocabulary) -> Option<String> {
-    let allowed = if word.len() >= TWO_EDITS_FROM { 2 } else { 1 };
+    let long = word.len() >= LONG_WORD;
+    let allowed = if long { 2 } else { 1 };
     let first = word.chars().next()?;
     let mut best: Option<(usize, &str)> = None;
     let mut tied = false;
@@ -76,7 +90,9 @@ pub fn correct(word: &str, vocabulary: &VersionVocabulary) -> Option<String> {
             continue;
         }
         let distance = edit_distance(word, candidate);
-        if distance > allowed {
+        let substitution =
+            distance == 1 && candidate.len() == word.len() && !transposed(word, candidate);
+        if distance > allowed || substitution && !long {
             continue;
         }
         match best {
@@ -91,19 +107,41 @@ pub fn correct(word: &str, vocabulary: &VersionVocabulary) -> Option<String> {
     best.filter(|_| !tied).map(|(_, w)| w.to_string())
 }
 
-/// `question` with each corrected word replaced (whole words, any case).
+/// `a` and `b` differ by two neighbouring letters swapped.
+fn transposed(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let differ: Vec<usize> = (0..a.len().min(b.len()))
+        .filter(|&i| a[i] != b[i])
+        .collect();
+    matches!(differ[..], [i, j] if j == i + 1 && a[i] == b[j] && a[j] == b[i])
+}
+
+/// `question` with the corrected words replaced where [`suspects`] read them (a sentence's
+/// capital kept), everything else as written.
 pub fn apply(question: &str, corrections: &[Correction]) -> String {
     let mut out = String::with_capacity(question.len());
-    let mut consumed = 0;
-    for (before, word) in tokens(question) {
+    let mut candidates = candidates(question).peekable();
+    for (before, token) in tokens(question) {
         out.push_str(before);
-        let lower = word.to_ascii_lowercase();
-        match corrections.iter().find(|c| c.from == lower) {
+        let correction = match candidates.peek() {
+            Some((t, word)) if std::ptr::eq(*t, token) => {
+                let found = corrections.iter().find(|c| &c.from == word);
+                candidates.next();
+                found
+            }
+            _ => None,
+        };
+        match correction {
+            Some(c) if token.starts_with(|ch: char| ch.is_ascii_uppercase()) => {
+                let mut to = c.to.clone();
+                to[..1].make_ascii_uppercase();
+                out.push_str(&to);
+            }
             Some(c) => out.push_str(&c.to),
-            None => out.push_str(word),
+            None => out.push_str(token),
         }
-        consumed += before.len() + word.len();
     }
+    let consumed: usize = tokens(question).map(|(b, t)| b.len() + t.len()).sum();
     out.push_str(&question[consumed..]);
     out
 }
@@ -139,7 +177,8 @@ mod tests {
     fn vocabulary() -> VersionVocabulary {
         VersionVocabulary::of([
             "You may return items within the return window of 30 days. Membership renews \
-             yearly. Delivery is free above the minimum purchase. Speakers and headphones.",
+             yearly. Delivery is free above the minimum purchase. Speakers and headphones. \
+             Your mind, the cent and the agent.",
         ])
     }
 
@@ -148,47 +187,67 @@ mod tests {
         Some(matches!(word, "sneakers" | "couch" | "many" | "window"))
     }
 
+    fn corrected(question: &str, v: &VersionVocabulary) -> String {
+        let corrections: Vec<Correction> = suspects(question, |w| v.uses(w), knows)
+            .into_iter()
+            .filter_map(|from| correct(&from, v).map(|to| Correction { from, to }))
+            .collect();
+        apply(question, &corrections)
+    }
+
     #[test]
     fn misspellings_of_the_versions_words_are_corrected_and_real_words_are_not() {
         let v = vocabulary();
         let question = "Retrun window? How many dyas? My membreship, sneakers and minimun purchse \
                         at Capitec";
-        let suspects = suspects(question, &v, knows);
         assert_eq!(
-            suspects,
+            suspects(question, |w| v.uses(w), knows),
             ["retrun", "dyas", "membreship", "minimun", "purchse"],
             "real words ('sneakers', one edit from 'speakers'), names and the version's own \
              words are not suspects"
         );
-        let corrections: Vec<Correction> = suspects
-            .iter()
-            .filter_map(|w| {
-                correct(w, &v).map(|to| Correction {
-                    from: w.clone(),
-                    to,
-                })
-            })
-            .collect();
         assert_eq!(
-            apply(question, &corrections),
-            "return window? How many days? My membership, sneakers and minimum purchase at Capitec"
+            corrected(question, &v),
+            "Return window? How many days? My membership, sneakers and minimum purchase at \
+             Capitec"
         );
+    }
+
+    #[test]
+    fn function_words_placeholders_accents_digits_and_other_versions_words_stay() {
+        let v = vocabulary();
+        // "cant"/"arent" are one letter from "cent"/"agent"; "mend" one from "mind".
+        assert_eq!(
+            corrected("I cant mend it, they arent faulty", &v),
+            "I cant mend it, they arent faulty"
+        );
+        assert_eq!(
+            corrected("boleto bancário, [payment_card], retrun10", &v),
+            "boleto bancário, [payment_card], retrun10"
+        );
+        let other = VersionVocabulary::of(["Pay by instalments."]);
+        let used = |w: &str| v.uses(w) || other.uses(w);
+        assert!(suspects("instalments", used, knows).is_empty());
+        // A name opening the question is read like any word, but only that token changes.
+        assert_eq!(corrected("Retrun it? retrun", &v), "Return it? return");
     }
 
     #[test]
     fn no_correction_when_the_model_cannot_tell_or_the_spelling_is_ambiguous() {
         let v = vocabulary();
-        assert!(suspects("retrun", &v, |_| None).is_empty());
+        assert!(suspects("retrun", |w| v.uses(w), |_| None).is_empty());
         // "tems" is one edit from no word starting with 't' but two from "items".
         assert_eq!(correct("tems", &v), None);
-        let tied = VersionVocabulary::of(["cart card"]);
+        let tied = VersionVocabulary::of(["carts cards"]);
+        assert_eq!(correct("cars", &tied), None, "one letter from both");
         assert_eq!(
-            correct("carx", &tied),
+            correct("cardz", &tied),
             None,
-            "cart and card are equally close"
+            "a letter typed for another, short word"
         );
         assert_eq!(edit_distance("retrun", "return"), 1);
         assert_eq!(edit_distance("membreship", "membership"), 1);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert!(transposed("dyas", "days") && !transposed("mend", "mind"));
     }
 }
