@@ -55,7 +55,7 @@ fn candidates(question: &str) -> impl Iterator<Item = (&str, String)> {
         let eligible = token.len() >= MIN_LETTERS
             && token.chars().all(|c| c.is_ascii_alphabetic())
             && !before.ends_with(['[', '_'])
-            && !(capitalised && !opens_sentence)
+            && (opens_sentence || !capitalised)
             && !policy_core::text::is_function_word(&word);
         eligible.then_some((token, word))
     })
