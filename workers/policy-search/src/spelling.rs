@@ -41,13 +41,13 @@ fn tokens(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-/// The question's words that may be misspelled, lower-case, each with the token as written:
-/// plain ASCII words of four letters or more that are not function words ("dont"), not
-/// placeholders of redacted data ("[payment_card]"), not glued to digits or accents
-/// ("welcome10", "bancário") and not capitalised inside a sentence (a name: "Capitec").
-fn candidates(question: &str) -> impl Iterator<Item = (&str, String)> {
+/// Each token of the question with the text before it and, when it may be misspelled, its
+/// lower-case word: a plain ASCII word of four letters or more that is not a function word
+/// ("dont"), not a placeholder of redacted data ("[payment_card]"), not glued to digits or
+/// accents ("welcome10", "bancário") and not capitalised inside a sentence (a name: "Capitec").
+fn read(question: &str) -> impl Iterator<Item = (&str, &str, Option<String>)> {
     let mut sentence_start = true;
-    tokens(question).filter_map(move |(before, token)| {
+    tokens(question).map(move |(before, token)| {
         let opens_sentence = std::mem::replace(&mut sentence_start, false)
             || before.trim_end().ends_with(['.', '?', '!']);
         let capitalised = token.chars().any(|c| c.is_ascii_uppercase());
@@ -57,11 +57,11 @@ fn candidates(question: &str) -> impl Iterator<Item = (&str, String)> {
             && !before.ends_with(['[', '_'])
             && (opens_sentence || !capitalised)
             && !policy_core::text::is_function_word(&word);
-        eligible.then_some((token, word))
+        (before, token, eligible.then_some(word))
     })
 }
 
-/// Words of `question` that may be misspellings: candidates ([`candidates`]) that no version
+/// Words of `question` that may be misspellings: words [`read`] as such that no version
 /// of the corpus uses (`used`) and that are not words of the model (`knows_word`; `None` when
 /// the model cannot tell, which corrects nothing). In question order, once each.
 pub fn suspects(
@@ -70,7 +70,7 @@ pub fn suspects(
     knows_word: impl Fn(&str) -> Option<bool>,
 ) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for (_, word) in candidates(question) {
+    for word in read(question).filter_map(|(_, _, word)| word) {
         if !found.contains(&word) && !used(&word) && knows_word(&word) == Some(false) {
             found.push(word);
         }
@@ -120,17 +120,11 @@ fn transposed(a: &str, b: &str) -> bool {
 /// capital kept), everything else as written.
 pub fn apply(question: &str, corrections: &[Correction]) -> String {
     let mut out = String::with_capacity(question.len());
-    let mut candidates = candidates(question).peekable();
-    for (before, token) in tokens(question) {
+    let mut consumed = 0;
+    for (before, token, word) in read(question) {
         out.push_str(before);
-        let correction = match candidates.peek() {
-            Some((t, word)) if std::ptr::eq(*t, token) => {
-                let found = corrections.iter().find(|c| &c.from == word);
-                candidates.next();
-                found
-            }
-            _ => None,
-        };
+        consumed += before.len() + token.len();
+        let correction = word.and_then(|w| corrections.iter().find(|c| c.from == w));
         match correction {
             Some(c) if token.starts_with(|ch: char| ch.is_ascii_uppercase()) => {
                 let mut to = c.to.clone();
@@ -141,7 +135,6 @@ pub fn apply(question: &str, corrections: &[Correction]) -> String {
             None => out.push_str(token),
         }
     }
-    let consumed: usize = tokens(question).map(|(b, t)| b.len() + t.len()).sum();
     out.push_str(&question[consumed..]);
     out
 }

@@ -371,6 +371,17 @@ fn in_process_eval_meets_thresholds_and_reports_json() {
     assert!(!strict.status.success());
 }
 
+/// `policyctl explain` of a golden-corpus question from a us customer who bought in June 2025.
+fn explain_us(index: &std::path::Path, question: &str) -> String {
+    stdout_of(
+        policyctl()
+            .args(["explain", "--region", "us", "--purchased-at", "2025-06-01"])
+            .args(["--sent-at", "2025-06-10T12:00:00Z", "--index-dir"])
+            .arg(index)
+            .arg(question),
+    )
+}
+
 /// What the question is about, judged on the phrase around the words no policy uses: a service
 /// no retailer sells escalates as out of scope however well "refund" matches a clause, and a
 /// product the policy never names is still answered (real embedding model, golden corpus).
@@ -378,15 +389,7 @@ fn in_process_eval_meets_thresholds_and_reports_json() {
 fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let index = index_copy(dir.path());
-    let explain = |question: &str| {
-        stdout_of(
-            policyctl()
-                .args(["explain", "--region", "us", "--purchased-at", "2025-06-01"])
-                .args(["--sent-at", "2025-06-10T12:00:00Z", "--index-dir"])
-                .arg(&index)
-                .arg(question),
-        )
-    };
+    let explain = |question: &str| explain_us(&index, question);
     let services = explain("How many days of sick leave do I get as a part-time warehouse worker?");
     assert!(
         services.contains("escalation (out_of_scope)") && services.contains("\"sick leave\""),
@@ -402,15 +405,7 @@ fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
 fn misspelled_policy_words_are_corrected_and_real_words_are_not() {
     let dir = tempfile::tempdir().unwrap();
     let index = index_copy(dir.path());
-    let explain = |question: &str| {
-        stdout_of(
-            policyctl()
-                .args(["explain", "--region", "us", "--purchased-at", "2025-06-01"])
-                .args(["--sent-at", "2025-06-10T12:00:00Z", "--index-dir"])
-                .arg(&index)
-                .arg(question),
-        )
-    };
+    let explain = |question: &str| explain_us(&index, question);
     let typed = explain("how many dyas can i retrun an unusd item");
     assert!(
         typed.contains("spelling corrected (dyas=days, retrun=return, unusd=unused)")
