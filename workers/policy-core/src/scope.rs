@@ -132,6 +132,44 @@ impl RegionScope {
         self.elsewhere.contains(&word.to_lowercase())
     }
 
+    /// The question without the places it names that the policy names too, and those places:
+    /// the policy names Guadalajara for its delivery times, which brings "a restaurant in
+    /// Guadalajara" closer to that clause without making it a question about deliveries. A
+    /// place is a name after "in", "to", "from" ... ("from Monterrey to Mexico City"); other
+    /// names the policy uses are its programmes and products, what a question is about
+    /// ("a HomeCover claim"). `None` when the question names no such place.
+    pub fn without_known_places(&self, question: &str) -> Option<(String, Vec<String>)> {
+        let tokens = tokenize(question);
+        let mut kept = String::new();
+        let mut places = Vec::new();
+        let mut at = 0;
+        let mut in_place = false;
+        for (i, token) in tokens.iter().enumerate() {
+            let name = token.name_shaped()
+                && !is_stopword(token.bare())
+                && (!token.sentence_start || token.distinctive());
+            let before = i.checked_sub(1).map(|p| &tokens[p]);
+            let opens = before.is_some_and(|b| LOCATIVES.contains(&b.lower().as_str()));
+            let continues = in_place && before.is_some_and(|b| !b.ends_phrase);
+            in_place = name && (opens || continues);
+            if in_place && self.words.contains(&token.lower()) {
+                // A token is a slice of `question`.
+                let start = token.text.as_ptr() as usize - question.as_ptr() as usize;
+                kept.push_str(&question[at..start]);
+                at = start + token.text.len();
+                places.push(token.text.to_string());
+            }
+        }
+        if places.is_empty() {
+            return None;
+        }
+        kept.push_str(&question[at..]);
+        Some((
+            kept.split_whitespace().collect::<Vec<_>>().join(" "),
+            places,
+        ))
+    }
+
     /// Everything the question names that the corpus does not cover, jurisdictions first.
     pub fn foreign(&self, question: &str) -> Vec<Foreign> {
         let tokens: Vec<Token<'_>> = tokenize(question);
@@ -581,6 +619,19 @@ fn words(text: &str) -> impl Iterator<Item = (&str, Option<char>)> {
     })
     .filter(|(w, _)| !w.is_empty())
 }
+
+/// Prepositions a place follows ("a restaurant in Guadalajara", "from Auckland to Rotorua").
+const LOCATIVES: &[&str] = &[
+    "in",
+    "to",
+    "from",
+    "near",
+    "around",
+    "across",
+    "outside",
+    "throughout",
+    "into",
+];
 
 /// Spans of consecutive name-shaped words, without a sentence's ordinary first word.
 fn name_runs(tokens: &[Token<'_>]) -> Vec<(usize, usize)> {

@@ -329,3 +329,32 @@ fn a_third_party_discount_or_fee_is_about_our_prices() {
         vec![]
     );
 }
+
+#[test]
+fn places_the_policy_also_names_are_left_out_of_the_question() {
+    let scope = RegionScope::new(
+        [
+            "Delivery to Mexico City and Monterrey takes two days. HomeCover claims carry an \
+             excess.",
+        ],
+        ["mx"],
+    );
+    assert_eq!(
+        scope.without_known_places("How do I get from Monterrey to Mexico City by bus?"),
+        Some((
+            "How do I get from to by bus?".to_string(),
+            vec!["Monterrey".into(), "Mexico".into(), "City".into()]
+        ))
+    );
+    // A programme the policy names is what the question is about; a place it does not name
+    // does not bring the question closer to it; a lower-case word is not read as a name.
+    assert_eq!(
+        scope.without_known_places("Is there an excess on a HomeCover claim?"),
+        None
+    );
+    assert_eq!(scope.without_known_places("A restaurant in Oaxaca?"), None);
+    assert_eq!(
+        scope.without_known_places("a restaurant in monterrey?"),
+        None
+    );
+}

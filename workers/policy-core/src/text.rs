@@ -258,6 +258,17 @@ const FUNCTION_WORDS: &[&str] = &[
     "wont",
     "isnt",
     "arent",
+    "wasnt",
+    "werent",
+    "havent",
+    "hasnt",
+    "hadnt",
+    "couldnt",
+    "wouldnt",
+    "shouldnt",
+    "mustnt",
+    "neednt",
+    "aint",
     "ive",
     "youre",
     "btw",
@@ -270,13 +281,36 @@ pub fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.contains(&word)
 }
 
+/// Endings an apostrophe joins to a word ("customer's", "you're", "I'm"): not words of their own.
+const CLITICS: &[&str] = &["s", "re", "ve", "ll", "d", "m"];
+
+/// The lower-case words of a text, runs of letters, with what an apostrophe joins read as
+/// writers mean it: a negated auxiliary is one word ("won't" is "wont", a function word, not
+/// "won"), a clitic is dropped ("customer's" is "customer"), anything else splits ("o'clock").
+pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphabetic() || c == '\'' || c == '\u{2019}'))
+        .flat_map(|token| {
+            let lower = token.to_lowercase().replace('\u{2019}', "'");
+            let lower = lower.trim_matches('\'');
+            let joined: Vec<String> = match lower.rsplit_once('\'') {
+                Some((head, "t")) if head.ends_with('n') && !head.contains('\'') => {
+                    vec![format!("{head}t")]
+                }
+                Some((head, tail)) if CLITICS.contains(&tail) && !head.contains('\'') => {
+                    vec![head.to_string()]
+                }
+                _ => lower.split('\'').map(str::to_string).collect(),
+            };
+            joined.into_iter().filter(|w| !w.is_empty())
+        })
+}
+
 /// The words a question is about: lower-case, letters only, three or more of them, function
 /// words left out, in order of first appearance.
 pub fn content_words(text: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    text.split(|c: char| !c.is_alphabetic())
+    words(text)
         .filter(|w| w.chars().count() >= 3)
-        .map(str::to_lowercase)
         .filter(|w| !is_function_word(w))
         .filter(|w| seen.insert(w.clone()))
         .collect()

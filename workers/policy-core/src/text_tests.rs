@@ -189,3 +189,17 @@ fn what_the_customer_was_told_is_context_not_the_question() {
     let parts = focus_parts("Apparently I can't pause my membership, so can I cancel it instead?");
     assert_eq!(parts, ["can i cancel it instead"]);
 }
+
+#[test]
+fn an_apostrophe_joins_a_negation_or_a_clitic_to_its_word() {
+    let read = |text: &str| words(text).collect::<Vec<_>>();
+    assert_eq!(
+        read("It won't open, the customer\u{2019}s 'box' o'clock"),
+        ["it", "wont", "open", "the", "customer", "box", "o", "clock"]
+    );
+    // "won't", "haven't" and "doesn't" ask nothing about winning or a haven.
+    assert_eq!(
+        content_words("the ebook won't open and I haven't a receipt, doesn't work"),
+        ["ebook", "open", "receipt", "work"]
+    );
+}

@@ -281,6 +281,17 @@ impl AnswerabilityGate {
         uncovered_subjects(question, &unknown)
     }
 
+    /// The question as it is weighed against the domain libraries: without the places it
+    /// shares with the region's policy ([`RegionScope::without_known_places`]), and those.
+    pub fn without_known_places(
+        &self,
+        serving: &ServingState,
+        region: &str,
+        question: &str,
+    ) -> Option<(String, Vec<String>)> {
+        self.scope(serving, region).without_known_places(question)
+    }
+
     /// Phrases of the question around words no policy of the corpus uses, with no equivalent
     /// in the version in force, that read as a request no retail policy answers ("booked
     /// return flights", "sick leave"): the foreign-policy library is closer to the phrase than

@@ -619,18 +619,45 @@ impl RetrieveStage {
         // Another version covering the topic is the more precise finding; only without one
         // is the question weighed against requests no retail policy answers.
         if let (Some(gate), None) = (&self.gate, &not_covered) {
-            if let Some(found) = gate.out_of_domain(&enrichment.sanitized_question).await {
+            // A place the policy also names (a city it delivers to) brings any request naming
+            // it closer to that clause: the request is weighed without it.
+            let question = &enrichment.sanitized_question;
+            let (weighed, in_domain, places) =
+                match gate.without_known_places(&ctx.serving, &enrichment.region, question) {
+                    Some((rest, places)) => match self
+                        .ranked(
+                            &ctx.serving.manifest_sha,
+                            &rest,
+                            &enrichment.region,
+                            &enrichment.version_id,
+                        )
+                        .await
+                    {
+                        Ok(ranked) => (rest, ranked.in_domain, places),
+                        Err(_) => (question.clone(), in_domain, Vec::new()),
+                    },
+                    None => (question.clone(), in_domain, Vec::new()),
+                };
+            if let Some(found) = gate.out_of_domain(&weighed).await {
                 tracing::debug!(
                     general = found.general.similarity,
                     foreign_policy = found.foreign_policy.as_ref().map(|m| m.similarity),
                     retail = found.retail,
                     in_domain,
+                    ?places,
                     "domain match"
                 );
                 if let Some(nearest) = gate.out_of_domain_match(&found, in_domain) {
+                    let aside = match places.is_empty() {
+                        true => String::new(),
+                        false => format!(
+                            " (leaving aside the places it shares with the policy: {})",
+                            places.join(", ")
+                        ),
+                    };
                     let reason = format!(
-                        "out_of_scope: the question is closer to requests no retail policy \
-                         answers ({:.2}, nearest \"{}\") than to any clause of {} \
+                        "out_of_scope: the question{aside} is closer to requests no retail \
+                         policy answers ({:.2}, nearest \"{}\") than to any clause of {} \
                          ({in_domain:.2}) or to requests about a retailer's goods ({:.2})",
                         nearest.similarity, nearest.nearest, enrichment.version_id, found.retail
                     );

@@ -119,11 +119,7 @@ impl VersionVocabulary {
 /// words, at least one of them a content word).
 pub fn expansion_texts(question: &str) -> (Vec<String>, Vec<String>) {
     let words = policy_core::text::content_words(question);
-    let tokens: Vec<String> = question
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let tokens: Vec<String> = policy_core::text::words(question).collect();
     let mut phrases = Vec::new();
     for pair in tokens.windows(2) {
         let phrase = format!("{} {}", pair[0], pair[1]);

@@ -417,6 +417,55 @@ fn misspelled_policy_words_are_corrected_and_real_words_are_not() {
     assert!(!words.contains("spelling corrected"), "{words}");
 }
 
+/// A request about something else that names a city the policy names for its deliveries is
+/// weighed without the city: it escalates as out of scope however well the city matches the
+/// delivery clause, and a delivery question naming the city is still answered (real model).
+#[test]
+fn a_city_the_policy_delivers_to_does_not_bring_another_request_into_scope() {
+    let corpus = tempfile::tempdir().unwrap();
+    let manifest = r#"{"regions": {"ca": {"versions": [
+        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
+    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
+    let terms = "# Terms of sale\n\n## 3. Returns\n\n### 3.1 Return window\n\n\
+        <!-- topic: return_window -->\nUnused goods may be returned within 30 days of delivery \
+        for a refund to the original payment method.\n\n## 6. Delivery\n\n### 6.1 Delivery \
+        times\n\n<!-- topic: delivery_time -->\nStandard delivery to Toronto, Montreal and \
+        Vancouver takes one to two business days after dispatch, and to the rest of Canada \
+        three to seven business days.\n";
+    std::fs::create_dir_all(corpus.path().join("ca/v1")).unwrap();
+    std::fs::write(corpus.path().join("ca/v1/terms.md"), terms).unwrap();
+    let index = tempfile::tempdir().unwrap();
+    let explain = |question: &str| {
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "ca", "--purchased-at", "2025-06-01"])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
+                .arg(corpus.path())
+                .arg("--index-dir")
+                .arg(index.path())
+                .arg(question),
+        )
+    };
+    // Both were answered from the delivery clause before the places were left aside.
+    let train = explain("How do I get from Toronto to Montreal by train?");
+    assert!(
+        train.contains("escalation (out_of_scope)")
+            && train
+                .contains("leaving aside the places it shares with the policy: Toronto, Montreal"),
+        "{train}"
+    );
+    let restaurant = explain("Recommend a good restaurant in Toronto.");
+    assert!(
+        restaurant.contains("escalation (out_of_scope)"),
+        "{restaurant}"
+    );
+    let delivery = explain("How long does delivery to Toronto take?");
+    assert!(
+        delivery.contains("answer (answer)") && delivery.contains("[clause: ca-v1#sec-6.1]"),
+        "{delivery}"
+    );
+}
+
 /// A programme the question names that the version in force dropped escalates as
 /// `not_covered_in_version` naming the versions that have it, even when another part of the
 /// question ("free delivery") is a topic both versions cover (real embedding model).
