@@ -63,6 +63,10 @@ pub struct VersionMatch {
     /// Some of `gap` is a name the question writes capitalised ("Second Ascent"): the question
     /// asks about a programme or a service by its name.
     pub names_it: bool,
+    /// The clause holds every word of what the question asks that the version in force's best
+    /// clause holds, and more ("the price dropped ... refund the difference": a price
+    /// adjustment clause against a refund timing one).
+    pub asks_more: bool,
 }
 
 /// A phrase of the question closer to requests no retail policy answers than to requests
@@ -427,6 +431,32 @@ impl AnswerabilityGate {
             .clone()
     }
 
+    /// Whether `clause` holds every word of what the question asks ([`focus_parts`]) that
+    /// `than` holds, and more.
+    pub fn asks_more(
+        &self,
+        serving: &ServingState,
+        question: &str,
+        clause: &Clause,
+        than: &Clause,
+    ) -> bool {
+        let asked: HashSet<String> = focus_parts(question)
+            .iter()
+            .flat_map(|part| content_words(part))
+            .flat_map(|w| analyze(&w))
+            .collect();
+        let held = |clause: &Clause| -> HashSet<String> {
+            let wording = self.clause_wording(serving, clause);
+            asked
+                .iter()
+                .filter(|stem| wording.stems.contains(*stem))
+                .cloned()
+                .collect()
+        };
+        let (other, own) = (held(clause), held(than));
+        other.len() > own.len() && own.is_subset(&other)
+    }
+
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
     /// uses and the version in force uses nowhere: "handling" in "is there a handling fee?"
     /// when the fee was retracted, "price adjustment" when only "price" remains.
@@ -491,12 +521,16 @@ impl AnswerabilityGate {
                 let better = m.confidence >= self.rule.min_confidence
                     && m.confidence - confidence >= self.rule.margin;
                 let with_words = !m.gap.is_empty() && m.confidence >= confidence;
+                // Holding more of what is asked, as confident as the version in force.
+                let asks_more = m.asks_more
+                    && m.confidence >= self.rule.min_confidence
+                    && m.confidence >= confidence;
                 // A programme asked about by a name only the other version uses.
                 let by_name = m.names_it && m.confidence >= self.rule.min_confidence;
                 if m.other_region {
                     with_words || by_name
                 } else {
-                    better || with_words || by_name
+                    better || with_words || by_name || asks_more
                 }
             })
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
@@ -555,6 +589,7 @@ mod tests {
             gap: Vec::new(),
             other_region: false,
             names_it: false,
+            asks_more: false,
         };
         let v1_topics = gate.topics(&serving, "eu-v1");
         let shared = v1_topics.iter().next().unwrap().clone();
@@ -663,6 +698,51 @@ mod tests {
         // A clause of the version in force is as close: the policy answers it.
         assert!(gate
             .out_of_domain_match(&found(0.4, 0.62, 0.30), 0.58)
+            .is_none());
+    }
+
+    #[test]
+    fn a_clause_asks_more_when_it_holds_what_the_other_holds_and_more() {
+        let serving = serving();
+        let gate = AnswerabilityGate::new(AnswerabilityRule {
+            out_of_domain_margin: 0.1,
+            foreign_policy_margin: 0.08,
+            uncovered_max_cosine: 0.45,
+            foreign_subject_margin: 0.05,
+            min_confidence: 0.7,
+            margin: 0.2,
+        });
+        let clause = |id: &str| serving.corpus.clause(id).unwrap();
+        let (fee, refunds) = (clause("eu-v1#sec-3.5"), clause("eu-v2#sec-3.4"));
+        let question = "Is there a fee on opened electronics?";
+        assert!(gate.asks_more(&serving, question, fee, refunds));
+        assert!(!gate.asks_more(&serving, question, refunds, fee));
+        // The refunds clause holds "refund", which the fee clause does not.
+        let both = "Is there a fee on a refund of opened electronics?";
+        assert!(!gate.asks_more(&serving, both, fee, refunds));
+        // As confident as the version in force and holding more: the topic is not covered.
+        let more = VersionMatch {
+            version_id: "eu-v1".into(),
+            clause_id: "eu-v1#sec-3.5".into(),
+            topic: "price_match".into(),
+            confidence: 0.85,
+            gap: Vec::new(),
+            other_region: false,
+            names_it: false,
+            asks_more: true,
+        };
+        assert!(gate
+            .not_covered(&serving, ("eu-v2", 0.8), vec![more.clone()])
+            .is_some());
+        assert!(gate
+            .not_covered(&serving, ("eu-v2", 0.9), vec![more.clone()])
+            .is_none());
+        let unsure = VersionMatch {
+            confidence: 0.65,
+            ..more
+        };
+        assert!(gate
+            .not_covered(&serving, ("eu-v2", 0.6), vec![unsure])
             .is_none());
     }
 }

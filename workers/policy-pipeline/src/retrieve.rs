@@ -283,6 +283,25 @@ impl RetrieveStage {
             .await
             .ok()?;
         let confidence = ranked.confidence;
+        // The version in force's best clause, when `other` is of the same region (ranked
+        // already: the cache answers).
+        let same_region = serving
+            .manifest
+            .region_versions(region)
+            .unwrap_or_default()
+            .iter()
+            .any(|v| v.id == version_id);
+        let in_force = match same_region {
+            true => self
+                .ranked(&serving.manifest_sha, question, region, version_id)
+                .await
+                .ok(),
+            false => None,
+        };
+        let in_force = in_force
+            .as_ref()
+            .and_then(|own| own.hits.first())
+            .and_then(|hit| serving.corpus.clause(&hit.clause_id));
         let hit = |at: usize| {
             let clause = serving.corpus.clause(&ranked.hits.get(at)?.clause_id)?;
             let gap = self
@@ -290,6 +309,10 @@ impl RetrieveStage {
                 .as_ref()
                 .map(|gate| gate.gap(serving, version_id, question, clause))
                 .unwrap_or_default();
+            let asks_more = match (&self.gate, in_force) {
+                (Some(gate), Some(own)) => gate.asks_more(serving, question, clause, own),
+                _ => false,
+            };
             Some(VersionMatch {
                 version_id: other_version.to_string(),
                 clause_id: clause.clause_id.clone(),
@@ -298,6 +321,7 @@ impl RetrieveStage {
                 names_it: AnswerabilityGate::names_any(question, &gap),
                 gap,
                 other_region: false,
+                asks_more,
             })
         };
         let best = hit(0)?;
