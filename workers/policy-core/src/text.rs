@@ -351,8 +351,22 @@ const SET_ASIDE_AFTER: &[&str] = &[
 /// Parts are separated by punctuation and by "but"; a part containing a set-aside phrase only
 /// gives context ("I know there used to be a restocking fee, but how long ...").
 pub fn focus_parts(question: &str) -> Vec<String> {
+    focus(question).0
+}
+
+/// What the question asks when it sets something aside ("I know you stopped doing lay-by, but
+/// can I spread the cost?" asks "can I spread the cost"): its [`focus_parts`] as one text.
+/// `None` when nothing is set aside, or everything is.
+pub fn without_set_aside(question: &str) -> Option<String> {
+    let (parts, set_aside) = focus(question);
+    (set_aside && !parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The focus parts, and whether anything was set aside.
+fn focus(question: &str) -> (Vec<String>, bool) {
     let lower = question.to_lowercase();
-    lower
+    let mut set_aside = false;
+    let parts = lower
         .split([',', ';', ':', '.', '?', '!', '(', ')'])
         .flat_map(|part| part.split(" but "))
         .flat_map(|part| part.split(" so "))
@@ -362,16 +376,24 @@ pub fn focus_parts(question: &str) -> Vec<String> {
                 .iter()
                 .any(|cue| padded.contains(&format!(" {cue} ")))
             {
+                set_aside = true;
                 return None;
             }
-            let kept = SET_ASIDE_AFTER
+            let kept = match SET_ASIDE_AFTER
                 .iter()
                 .filter_map(|cue| padded.find(&format!(" {cue} ")))
                 .min()
-                .map_or(padded.as_str(), |at| &padded[..at]);
+            {
+                Some(at) => {
+                    set_aside = true;
+                    &padded[..at]
+                }
+                None => padded.as_str(),
+            };
             Some(kept.trim().to_string()).filter(|k| !k.is_empty())
         })
-        .collect()
+        .collect();
+    (parts, set_aside)
 }
 
 /// The content words of what a question asks ([`focus_parts`]).

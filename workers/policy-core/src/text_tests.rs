@@ -203,3 +203,16 @@ fn an_apostrophe_joins_a_negation_or_a_clitic_to_its_word() {
         ["ebook", "open", "receipt", "work"]
     );
 }
+
+#[test]
+fn what_is_set_aside_is_left_out_of_what_is_asked() {
+    assert_eq!(
+        without_set_aside("I know you stopped doing lay-by, but can I spread the cost of a TV?"),
+        Some("can i spread the cost of a tv".to_string())
+    );
+    assert_eq!(
+        without_set_aside("Can I pause it instead of cancelling?"),
+        Some("can i pause it".to_string())
+    );
+    assert_eq!(without_set_aside("How long is the return window?"), None);
+}

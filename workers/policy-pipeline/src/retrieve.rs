@@ -6,6 +6,7 @@ use std::sync::Arc;
 use policy_core::memo::Memo;
 
 use policy_core::extract::{references_to_follow, states_asked_quantity};
+use policy_core::text::without_set_aside;
 use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
 use policy_search::{
     ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
@@ -609,26 +610,39 @@ impl RetrieveStage {
         }
         let not_covered = match &self.gate {
             Some(gate) => {
+                // What the question sets aside ("I know you stopped doing lay-by, but can I
+                // spread the cost?") is not what it asks: versions are compared on the rest.
+                let (asked, confidence) = match without_set_aside(&enrichment.sanitized_question) {
+                    Some(asked) => match self
+                        .ranked(
+                            &ctx.serving.manifest_sha,
+                            &asked,
+                            &enrichment.region,
+                            &enrichment.version_id,
+                        )
+                        .await
+                    {
+                        Ok(ranked) => (asked, ranked.confidence),
+                        Err(_) => (enrichment.sanitized_question.clone(), confidence),
+                    },
+                    None => (enrichment.sanitized_question.clone(), confidence),
+                };
                 let mut others = self
                     .other_versions(
                         &ctx.serving,
-                        &enrichment.sanitized_question,
+                        &asked,
                         &enrichment.region,
                         &enrichment.version_id,
                     )
                     .await;
-                if gate.asks_beyond(
-                    &ctx.serving,
-                    &enrichment.version_id,
-                    &enrichment.sanitized_question,
-                ) {
+                if gate.asks_beyond(&ctx.serving, &enrichment.version_id, &asked) {
                     let instant = enrichment.effective_at.unwrap_or(turn.turn.sent_at);
                     let instant =
                         chrono::DateTime::from_timestamp_millis(instant).unwrap_or_default();
                     others.extend(
                         self.other_regions(
                             &ctx.serving,
-                            &enrichment.sanitized_question,
+                            &asked,
                             &enrichment.region,
                             &enrichment.version_id,
                             instant,

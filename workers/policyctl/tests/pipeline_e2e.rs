@@ -466,6 +466,57 @@ fn a_city_the_policy_delivers_to_does_not_bring_another_request_into_scope() {
     );
 }
 
+/// A question that sets aside what the version in force dropped ("I know you stopped doing
+/// lay-by, but ...") is answered from what it asks; asking for the dropped programme itself is
+/// not covered by the version in force (real embedding model).
+#[test]
+fn what_a_question_sets_aside_does_not_make_it_not_covered() {
+    let corpus = tempfile::tempdir().unwrap();
+    let manifest = r#"{"regions": {"ca": {"versions": [
+        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": "2025-01-01", "approved_by": "legal@example.com"},
+        {"id": "ca-v2", "effective_from": "2025-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
+    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
+    let instalments = "### 7.2 Payment by instalments\n\n<!-- topic: installments -->\nOrders \
+        over C$300 may be paid in four fortnightly instalments through our instalment partner, \
+        with no interest or fees when each payment is made on time.\n\n";
+    let returns = "## 3. Returns\n\n### 3.1 Return window\n\n<!-- topic: return_window -->\n\
+        Unused goods may be returned within 30 days of delivery for a refund.\n\n";
+    let v1 = format!(
+        "# Terms of sale\n\n{returns}## 7. Payment\n\n{instalments}### 7.4 Lay-by\n\n\
+         <!-- topic: layby -->\nLay-by is available on goods over C$100: pay a 20% deposit and the \
+         balance within eight weeks, after which the goods are released to you.\n"
+    );
+    let v2 = format!("# Terms of sale\n\n{returns}## 7. Payment\n\n{instalments}");
+    for (dir, text) in [("ca/v1", v1), ("ca/v2", v2)] {
+        std::fs::create_dir_all(corpus.path().join(dir)).unwrap();
+        std::fs::write(corpus.path().join(dir).join("terms.md"), text).unwrap();
+    }
+    let index = tempfile::tempdir().unwrap();
+    let explain = |question: &str| {
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "ca", "--purchased-at", "2025-06-01"])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
+                .arg(corpus.path())
+                .arg("--index-dir")
+                .arg(index.path())
+                .arg(question),
+        )
+    };
+    // Compared on the whole question, the dropped lay-by clause matched it better.
+    let aside =
+        explain("I know you stopped doing lay-by with a deposit, but can I pay in instalments?");
+    assert!(
+        aside.contains("answer (") && aside.contains("[clause: ca-v2#sec-7.2]"),
+        "{aside}"
+    );
+    let dropped = explain("Can I still put a TV on lay-by and pay it off over eight weeks?");
+    assert!(
+        dropped.contains("escalation (not_covered_in_version)"),
+        "{dropped}"
+    );
+}
+
 /// A programme the question names that the version in force dropped escalates as
 /// `not_covered_in_version` naming the versions that have it, even when another part of the
 /// question ("free delivery") is a topic both versions cover (real embedding model).
