@@ -431,30 +431,33 @@ impl AnswerabilityGate {
             .clone()
     }
 
-    /// Whether `clause` holds every word of what the question asks ([`focus_parts`]) that
-    /// `than` holds, and more.
-    pub fn asks_more(
-        &self,
-        serving: &ServingState,
-        question: &str,
-        clause: &Clause,
-        than: &Clause,
-    ) -> bool {
-        let asked: HashSet<String> = focus_parts(question)
-            .iter()
-            .flat_map(|part| content_words(part))
-            .flat_map(|w| analyze(&w))
-            .collect();
-        let held = |clause: &Clause| -> HashSet<String> {
-            let wording = self.clause_wording(serving, clause);
-            asked
-                .iter()
-                .filter(|stem| wording.stems.contains(*stem))
-                .cloned()
+    /// Whether `clause` covers every word of the question that `than` covers, and more, read
+    /// either way: by the words themselves, or each clause with its own version's reading of
+    /// the question (a word or its equivalent there: "freeze" is "pause" in a version that
+    /// pauses subscriptions).
+    pub fn asks_more(clause: (&Clause, &QueryExpansion), than: (&Clause, &QueryExpansion)) -> bool {
+        let more = |other: HashSet<String>, own: HashSet<String>| {
+            other.len() > own.len() && own.is_subset(&other)
+        };
+        let literally = |(clause, expansion): (&Clause, &QueryExpansion)| -> HashSet<String> {
+            let text = format!("{} {}", clause.title, clause.text);
+            let own = expansion.own_words();
+            own.words()
+                .zip(own.covered_words(&text))
+                .filter(|(_, covered)| *covered)
+                .map(|(term, _)| term.word.clone())
                 .collect()
         };
-        let (other, own) = (held(clause), held(than));
-        other.len() > own.len() && own.is_subset(&other)
+        let read = |(clause, expansion): (&Clause, &QueryExpansion)| -> HashSet<String> {
+            let text = format!("{} {}", clause.title, clause.text);
+            expansion
+                .words()
+                .zip(expansion.covered_words(&text))
+                .filter(|(_, covered)| *covered)
+                .map(|(term, _)| term.word.clone())
+                .collect()
+        };
+        more(literally(clause), literally(than)) || more(read(clause), read(than))
     }
 
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
@@ -714,12 +717,31 @@ mod tests {
         });
         let clause = |id: &str| serving.corpus.clause(id).unwrap();
         let (fee, refunds) = (clause("eu-v1#sec-3.5"), clause("eu-v2#sec-3.4"));
-        let question = "Is there a fee on opened electronics?";
-        assert!(gate.asks_more(&serving, question, fee, refunds));
-        assert!(!gate.asks_more(&serving, question, refunds, fee));
-        // The refunds clause holds "refund", which the fee clause does not.
-        let both = "Is there a fee on a refund of opened electronics?";
-        assert!(!gate.asks_more(&serving, both, fee, refunds));
+        let read = QueryExpansion::plain;
+        let question = read("Is there a fee on opened electronics?");
+        assert!(AnswerabilityGate::asks_more(
+            (fee, &question),
+            (refunds, &question)
+        ));
+        assert!(!AnswerabilityGate::asks_more(
+            (refunds, &question),
+            (fee, &question)
+        ));
+        // The refunds clause covers "refunds", which the fee clause does not.
+        let both = read("Is there a fee on refunds of opened electronics?");
+        assert!(!AnswerabilityGate::asks_more(
+            (fee, &both),
+            (refunds, &both)
+        ));
+        // A word covered by its equivalent in the clause's own version counts.
+        let charge = read("Is there a charge on opened electronics?");
+        let mut charge_as_fee = charge.clone();
+        charge_as_fee.terms[0].equivalents = vec!["fee".into()];
+        assert_eq!(charge.terms[0].word, "charge");
+        assert!(AnswerabilityGate::asks_more(
+            (fee, &charge_as_fee),
+            (refunds, &charge)
+        ));
         // As confident as the version in force and holding more: the topic is not covered.
         let more = VersionMatch {
             version_id: "eu-v1".into(),

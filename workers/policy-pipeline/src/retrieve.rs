@@ -299,10 +299,10 @@ impl RetrieveStage {
                 .ok(),
             false => None,
         };
-        let in_force = in_force
-            .as_ref()
-            .and_then(|own| own.hits.first())
-            .and_then(|hit| serving.corpus.clause(&hit.clause_id));
+        let in_force = in_force.as_ref().and_then(|own| {
+            let clause = serving.corpus.clause(&own.hits.first()?.clause_id)?;
+            Some((clause, &own.expansion))
+        });
         let hit = |at: usize| {
             let clause = serving.corpus.clause(&ranked.hits.get(at)?.clause_id)?;
             let gap = self
@@ -310,10 +310,8 @@ impl RetrieveStage {
                 .as_ref()
                 .map(|gate| gate.gap(serving, version_id, question, clause))
                 .unwrap_or_default();
-            let asks_more = match (&self.gate, in_force) {
-                (Some(gate), Some(own)) => gate.asks_more(serving, question, clause, own),
-                _ => false,
-            };
+            let asks_more = in_force
+                .is_some_and(|own| AnswerabilityGate::asks_more((clause, &ranked.expansion), own));
             Some(VersionMatch {
                 version_id: other_version.to_string(),
                 clause_id: clause.clause_id.clone(),
