@@ -57,6 +57,10 @@ pub struct RegionScope {
     /// "Britain" or "UK"; "Baja California, Mexico"): naming Baja California is not naming
     /// California.
     places: HashSet<String>,
+    /// Lower-case words the policy writes only capitalised inside a sentence and in no title:
+    /// names of places and people, not its defined terms ("Order") or programmes, which it
+    /// also writes in lower case or names in a title.
+    names: HashSet<String>,
 }
 
 impl RegionScope {
@@ -82,6 +86,15 @@ impl RegionScope {
                     .collect::<Vec<_>>()
             })
             .collect();
+        let (mut capitalised, mut lower) = (HashSet::new(), HashSet::new());
+        for token in texts.iter().flat_map(|t| tokenize(t)) {
+            if token.text.starts_with(char::is_lowercase) {
+                lower.insert(token.lower());
+            } else if token.name_shaped() && !token.sentence_start {
+                capitalised.insert(token.lower());
+            }
+        }
+        let names = capitalised.difference(&lower).cloned().collect();
         let mut served = HashSet::new();
         for region in regions {
             let region = region.to_lowercase();
@@ -107,7 +120,19 @@ impl RegionScope {
             elsewhere: HashSet::new(),
             served,
             places,
+            names,
         }
+    }
+
+    /// The same scope knowing the region's clause titles: a name in a title is a programme or
+    /// a topic of the policy ("5.3 What is a HomeCover Plan?"), not a place.
+    pub fn knowing_titles<'a>(mut self, titles: impl IntoIterator<Item = &'a str>) -> Self {
+        for title in titles {
+            for (word, _) in words(title) {
+                self.names.remove(&word.to_lowercase());
+            }
+        }
+        self
     }
 
     /// The same scope knowing the words of the corpus's other regions.
@@ -132,42 +157,59 @@ impl RegionScope {
         self.elsewhere.contains(&word.to_lowercase())
     }
 
-    /// The question without the places it names that the policy names too, and those places:
-    /// the policy names Guadalajara for its delivery times, which brings "a restaurant in
-    /// Guadalajara" closer to that clause without making it a question about deliveries. A
-    /// place is a name after "in", "to", "from" ... ("from Monterrey to Mexico City"); other
-    /// names the policy uses are its programmes and products, what a question is about
-    /// ("a HomeCover claim"). `None` when the question names no such place.
+    /// The question with the places it names that the policy names too replaced by a neutral
+    /// word, and those places: the policy names Guadalajara for its delivery times, which brings
+    /// "a restaurant in Guadalajara" closer to that clause without making it a question about
+    /// deliveries. A place is a run of names after "in", "to", "from" ... ("from Monterrey to
+    /// Mexico City") whose every word the policy writes only as a name; a programme it names in a
+    /// title or a term it also writes in lower case is what a question is about ("included in
+    /// HomeCover", "upgrade to Express"). `None` when the question names no such place or is
+    /// about nothing else ("How long to Monterrey?").
     pub fn without_known_places(&self, question: &str) -> Option<(String, Vec<String>)> {
+        const SOMEWHERE: &str = "somewhere";
         let tokens = tokenize(question);
-        let mut kept = String::new();
-        let mut places = Vec::new();
-        let mut at = 0;
-        let mut in_place = false;
-        for (i, token) in tokens.iter().enumerate() {
-            let name = token.name_shaped()
+        let offset = |token: &Token<'_>| {
+            // Tokens are slices of `question`, in order.
+            let start = token.text.as_ptr() as usize - question.as_ptr() as usize;
+            debug_assert!(question.get(start..start + token.text.len()) == Some(token.text));
+            start
+        };
+        let name = |token: &Token<'_>| {
+            token.name_shaped()
                 && !is_stopword(token.bare())
-                && (!token.sentence_start || token.distinctive());
-            let before = i.checked_sub(1).map(|p| &tokens[p]);
-            let opens = before.is_some_and(|b| LOCATIVES.contains(&b.lower().as_str()));
-            let continues = in_place && before.is_some_and(|b| !b.ends_phrase);
-            in_place = name && (opens || continues);
-            if in_place && self.words.contains(&token.lower()) {
-                // A token is a slice of `question`.
-                let start = token.text.as_ptr() as usize - question.as_ptr() as usize;
-                kept.push_str(&question[at..start]);
-                at = start + token.text.len();
-                places.push(token.text.to_string());
+                && (!token.sentence_start || token.distinctive())
+        };
+        let (mut kept, mut places, mut at, mut i) = (String::new(), Vec::new(), 0, 0);
+        while i < tokens.len() {
+            let opens = i > 0
+                && !tokens[i - 1].ends_phrase
+                && LOCATIVES.contains(&tokens[i - 1].lower().as_str());
+            if !(opens && name(&tokens[i])) {
+                i += 1;
+                continue;
             }
-        }
-        if places.is_empty() {
-            return None;
+            let mut end = i + 1;
+            while end < tokens.len() && !tokens[end - 1].ends_phrase && name(&tokens[end]) {
+                end += 1;
+            }
+            let run = &tokens[i..end];
+            if run.iter().all(|t| self.names.contains(&t.lower())) {
+                let (start, last) = (offset(&run[0]), &run[run.len() - 1]);
+                kept.push_str(&question[at..start]);
+                kept.push_str(SOMEWHERE);
+                at = offset(last) + last.text.len();
+                let place = question[start..at].to_string();
+                if !places.contains(&place) {
+                    places.push(place);
+                }
+            }
+            i = end;
         }
         kept.push_str(&question[at..]);
-        Some((
-            kept.split_whitespace().collect::<Vec<_>>().join(" "),
-            places,
-        ))
+        let about_more = crate::text::content_words(&kept)
+            .iter()
+            .any(|w| w != SOMEWHERE);
+        (!places.is_empty() && about_more).then_some((kept, places))
     }
 
     /// Everything the question names that the corpus does not cover, jurisdictions first.

@@ -269,6 +269,10 @@ const FUNCTION_WORDS: &[&str] = &[
     "mustnt",
     "neednt",
     "aint",
+    "shant",
+    "mightnt",
+    "oughtnt",
+    "darent",
     "ive",
     "youre",
     "btw",
@@ -281,6 +285,12 @@ pub fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.contains(&word)
 }
 
+/// What writers type for an apostrophe: the ASCII one, the typographic ones, the acute accent
+/// and backtick of keyboards without one, the full-width and modifier-letter forms.
+const APOSTROPHES: [char; 7] = [
+    '\'', '\u{2019}', '\u{2018}', '\u{b4}', '`', '\u{ff07}', '\u{2bc}',
+];
+
 /// Endings an apostrophe joins to a word ("customer's", "you're", "I'm"): not words of their own.
 const CLITICS: &[&str] = &["s", "re", "ve", "ll", "d", "m"];
 
@@ -288,9 +298,9 @@ const CLITICS: &[&str] = &["s", "re", "ve", "ll", "d", "m"];
 /// writers mean it: a negated auxiliary is one word ("won't" is "wont", a function word, not
 /// "won"), a clitic is dropped ("customer's" is "customer"), anything else splits ("o'clock").
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_alphabetic() || c == '\'' || c == '\u{2019}'))
+    text.split(|c: char| !(c.is_alphabetic() || APOSTROPHES.contains(&c)))
         .flat_map(|token| {
-            let lower = token.to_lowercase().replace('\u{2019}', "'");
+            let lower = token.to_lowercase().replace(APOSTROPHES, "'");
             let lower = lower.trim_matches('\'');
             let joined: Vec<String> = match lower.rsplit_once('\'') {
                 Some((head, "t")) if head.ends_with('n') && !head.contains('\'') => {
@@ -351,39 +361,62 @@ const SET_ASIDE_AFTER: &[&str] = &[
 /// Parts are separated by punctuation and by "but"; a part containing a set-aside phrase only
 /// gives context ("I know there used to be a restocking fee, but how long ...").
 pub fn focus_parts(question: &str) -> Vec<String> {
-    focus(question).0
+    focus(question)
+        .0
+        .into_iter()
+        .map(|part| part.to_lowercase())
+        .collect()
 }
+
+/// Words that point back at something said before them ("is that still true?", "can it be
+/// waived?"): a part opening with one asks about what was set aside.
+const POINTING_BACK: &[&str] = &["that", "this", "it", "they", "those", "these", "there"];
 
 /// What the question asks when it sets something aside ("I know you stopped doing lay-by, but
-/// can I spread the cost?" asks "can I spread the cost"): its [`focus_parts`] as one text.
-/// `None` when nothing is set aside, or everything is.
+/// can I spread the cost?" asks "can I spread the cost"): its [`focus_parts`] as one text, as
+/// written. `None` when nothing is set aside, when nothing is left, or when what is left points
+/// back at what was set aside ("I heard you price match, is that still true?").
 pub fn without_set_aside(question: &str) -> Option<String> {
     let (parts, set_aside) = focus(question);
-    (set_aside && !parts.is_empty()).then(|| parts.join(", "))
+    let asked = parts.join(", ");
+    // Among its first words, as the subject ("is that still true?"), not a relative pronoun
+    // further on ("... a product that turned out to be faulty").
+    let points_back = words(&asked)
+        .take(3)
+        .any(|w| POINTING_BACK.contains(&w.as_str()));
+    (set_aside && !content_words(&asked).is_empty() && !points_back).then_some(asked)
 }
 
-/// The focus parts, and whether anything was set aside.
+/// The focus parts as written, and whether anything was set aside.
 fn focus(question: &str) -> (Vec<String>, bool) {
+    // Cues are found in the lower-case form, at the same offsets when lower-casing keeps every
+    // character's length (else the lower-case form is all there is).
     let lower = question.to_lowercase();
+    let text = if lower.len() == question.len() {
+        question
+    } else {
+        lower.as_str()
+    };
     let mut set_aside = false;
-    let parts = lower
+    let parts = text
         .split([',', ';', ':', '.', '?', '!', '(', ')'])
-        .flat_map(|part| part.split(" but "))
-        .flat_map(|part| part.split(" so "))
+        .flat_map(|part| split_on_word(part, "but"))
+        .flat_map(|part| split_on_word(part, "so"))
         .filter_map(|part| {
             let padded = format!(" {} ", part.trim());
+            let lower = padded.to_lowercase();
             if SET_ASIDE
                 .iter()
-                .any(|cue| padded.contains(&format!(" {cue} ")))
+                .any(|cue| lower.contains(&format!(" {cue} ")))
             {
                 set_aside = true;
                 return None;
             }
-            let kept = match SET_ASIDE_AFTER
+            let cut = SET_ASIDE_AFTER
                 .iter()
-                .filter_map(|cue| padded.find(&format!(" {cue} ")))
-                .min()
-            {
+                .filter_map(|cue| lower.find(&format!(" {cue} ")))
+                .min();
+            let kept = match cut {
                 Some(at) => {
                     set_aside = true;
                     &padded[..at]
@@ -394,6 +427,22 @@ fn focus(question: &str) -> (Vec<String>, bool) {
         })
         .collect();
     (parts, set_aside)
+}
+
+/// `text` split at each " word " written in any case (`text` lower-cases to the same length).
+fn split_on_word<'a>(text: &'a str, word: &str) -> Vec<&'a str> {
+    let lower = text.to_lowercase();
+    let cue = format!(" {word} ");
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (at, _) in lower.match_indices(&cue) {
+        if at >= start {
+            parts.push(&text[start..at]);
+            start = at + cue.len();
+        }
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// The content words of what a question asks ([`focus_parts`]).

@@ -197,6 +197,7 @@ fn an_apostrophe_joins_a_negation_or_a_clitic_to_its_word() {
         read("It won't open, the customer\u{2019}s 'box' o'clock"),
         ["it", "wont", "open", "the", "customer", "box", "o", "clock"]
     );
+    assert_eq!(read("won\u{b4}t wonʼt won`t"), ["wont", "wont", "wont"]);
     // "won't", "haven't" and "doesn't" ask nothing about winning or a haven.
     assert_eq!(
         content_words("the ebook won't open and I haven't a receipt, doesn't work"),
@@ -208,11 +209,21 @@ fn an_apostrophe_joins_a_negation_or_a_clitic_to_its_word() {
 fn what_is_set_aside_is_left_out_of_what_is_asked() {
     assert_eq!(
         without_set_aside("I know you stopped doing lay-by, but can I spread the cost of a TV?"),
-        Some("can i spread the cost of a tv".to_string())
+        Some("can I spread the cost of a TV".to_string())
     );
     assert_eq!(
-        without_set_aside("Can I pause it instead of cancelling?"),
-        Some("can i pause it".to_string())
+        without_set_aside("Can I pause Trail Club instead of cancelling?"),
+        Some("Can I pause Trail Club".to_string())
     );
     assert_eq!(without_set_aside("How long is the return window?"), None);
+    // What is left points back at what was set aside, or nothing is left.
+    assert_eq!(
+        without_set_aside("I heard you do price matching, is that still true?"),
+        None
+    );
+    assert_eq!(without_set_aside("Apparently."), None);
+    assert_eq!(
+        without_set_aside("Not about handling fees: can I return a product that is faulty?"),
+        Some("can I return a product that is faulty".to_string())
+    );
 }

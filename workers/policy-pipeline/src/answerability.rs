@@ -436,19 +436,8 @@ impl AnswerabilityGate {
     /// the question (a word or its equivalent there: "freeze" is "pause" in a version that
     /// pauses subscriptions).
     pub fn asks_more(clause: (&Clause, &QueryExpansion), than: (&Clause, &QueryExpansion)) -> bool {
-        let more = |other: HashSet<String>, own: HashSet<String>| {
-            other.len() > own.len() && own.is_subset(&other)
-        };
-        let literally = |(clause, expansion): (&Clause, &QueryExpansion)| -> HashSet<String> {
-            let text = format!("{} {}", clause.title, clause.text);
-            let own = expansion.own_words();
-            own.words()
-                .zip(own.covered_words(&text))
-                .filter(|(_, covered)| *covered)
-                .map(|(term, _)| term.word.clone())
-                .collect()
-        };
-        let read = |(clause, expansion): (&Clause, &QueryExpansion)| -> HashSet<String> {
+        // The question's words a clause covers, by `expansion`'s reading of them.
+        let covered = |(clause, expansion): (&Clause, &QueryExpansion)| -> HashSet<String> {
             let text = format!("{} {}", clause.title, clause.text);
             expansion
                 .words()
@@ -457,7 +446,15 @@ impl AnswerabilityGate {
                 .map(|(term, _)| term.word.clone())
                 .collect()
         };
-        more(literally(clause), literally(than)) || more(read(clause), read(than))
+        let more = |a: &HashSet<String>, b: &HashSet<String>| a.len() > b.len() && b.is_subset(a);
+        let plain = |(clause, expansion): (&Clause, &QueryExpansion)| {
+            covered((clause, &expansion.own_words()))
+        };
+        let (literal, literal_own) = (plain(clause), plain(than));
+        let (read, read_own) = (covered(clause), covered(than));
+        // One reading shows more and the other does not show the reverse.
+        (more(&literal, &literal_own) && !more(&read_own, &read))
+            || (more(&read, &read_own) && !more(&literal_own, &literal))
     }
 
     /// Words and two-word phrases of what the question asks ([`focus_parts`]) that `clause`
@@ -560,9 +557,11 @@ fn region_scope(corpus: &Corpus, serving: &ServingState, region: &str) -> Region
             .flat_map(|c| [c.text.clone(), c.title.clone()])
             .collect()
     };
-    let (here, elsewhere) = (texts(here), texts(elsewhere));
+    let titles: Vec<&str> = here.iter().map(|c| c.title.as_str()).collect();
+    let (here, elsewhere) = (texts(here.clone()), texts(elsewhere));
     RegionScope::new(here.iter().map(String::as_str), serving.manifest.regions())
         .knowing_elsewhere(elsewhere.iter().map(String::as_str))
+        .knowing_titles(titles)
 }
 
 #[cfg(test)]
@@ -733,11 +732,16 @@ mod tests {
             (fee, &both),
             (refunds, &both)
         ));
-        // A word covered by its equivalent in the clause's own version counts.
-        let charge = read("Is there a charge on opened electronics?");
+        // A word covered by its equivalent in the clause's own version counts: neither clause
+        // says "charge", the fee clause's version reads it as "fee".
+        let charge = read("Is there a charge?");
         let mut charge_as_fee = charge.clone();
         charge_as_fee.terms[0].equivalents = vec!["fee".into()];
         assert_eq!(charge.terms[0].word, "charge");
+        assert!(!AnswerabilityGate::asks_more(
+            (fee, &charge),
+            (refunds, &charge)
+        ));
         assert!(AnswerabilityGate::asks_more(
             (fee, &charge_as_fee),
             (refunds, &charge)

@@ -292,12 +292,13 @@ impl RetrieveStage {
             .unwrap_or_default()
             .iter()
             .any(|v| v.id == version_id);
-        let in_force = match same_region {
-            true => self
-                .ranked(&serving.manifest_sha, question, region, version_id)
+        let in_force = if same_region {
+            self.ranked(&serving.manifest_sha, question, region, version_id)
                 .await
-                .ok(),
-            false => None,
+                .inspect_err(|e| tracing::warn!(error = %e, "version in force not ranked"))
+                .ok()
+        } else {
+            None
         };
         let in_force = in_force.as_ref().and_then(|own| {
             let clause = serving.corpus.clause(&own.hits.first()?.clause_id)?;
@@ -621,7 +622,10 @@ impl RetrieveStage {
                         .await
                     {
                         Ok(ranked) => (asked, ranked.confidence),
-                        Err(_) => (enrichment.sanitized_question.clone(), confidence),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "what the question asks not ranked");
+                            (enrichment.sanitized_question.clone(), confidence)
+                        }
                     },
                     None => (enrichment.sanitized_question.clone(), confidence),
                 };
@@ -670,7 +674,10 @@ impl RetrieveStage {
                         .await
                     {
                         Ok(ranked) => (rest, ranked.in_domain, places),
-                        Err(_) => (question.clone(), in_domain, Vec::new()),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "question without its places not ranked");
+                            (question.clone(), in_domain, Vec::new())
+                        }
                     },
                     None => (question.clone(), in_domain, Vec::new()),
                 };
@@ -684,12 +691,13 @@ impl RetrieveStage {
                     "domain match"
                 );
                 if let Some(nearest) = gate.out_of_domain_match(&found, in_domain) {
-                    let aside = match places.is_empty() {
-                        true => String::new(),
-                        false => format!(
+                    let aside = if places.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
                             " (leaving aside the places it shares with the policy: {})",
                             places.join(", ")
-                        ),
+                        )
                     };
                     let reason = format!(
                         "out_of_scope: the question{aside} is closer to requests no retail \
