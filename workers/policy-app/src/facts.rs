@@ -244,9 +244,10 @@ pub async fn topic_view(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Memo
         .set("group.id", format!("facts-view-{}", std::process::id()))
         .set("enable.auto.commit", "false")
         .create()?;
-    let metadata = consumer
-        .fetch_metadata(Some(topic), Duration::from_secs(10))
-        .with_context(|| format!("{topic}: metadata"))?;
+    let metadata = while_reachable(&format!("{topic}: metadata"), || {
+        consumer.fetch_metadata(Some(topic), Duration::from_secs(10))
+    })
+    .await?;
     let partitions: Vec<i32> = metadata
         .topics()
         .iter()
@@ -260,7 +261,10 @@ pub async fn topic_view(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Memo
     let mut targets = Vec::new();
     for &p in &partitions {
         assignment.add_partition_offset(topic, p, Offset::Beginning)?;
-        let (_, high) = consumer.fetch_watermarks(topic, p, Duration::from_secs(10))?;
+        let (_, high) = while_reachable(&format!("{topic}/{p}: watermarks"), || {
+            consumer.fetch_watermarks(topic, p, Duration::from_secs(10))
+        })
+        .await?;
         targets.push((p, high));
     }
     consumer.assign(&assignment)?;
@@ -294,6 +298,47 @@ pub async fn topic_view(kafka: &KafkaConfig, topic: &str) -> anyhow::Result<Memo
         }
     });
     Ok(view)
+}
+
+/// How long a worker starting up waits for the broker to answer a metadata request.
+const BROKER_PATIENCE: Duration = Duration::from_secs(60);
+
+/// `request` retried while the broker does not answer (a broker restarting, a connection
+/// dropped while a worker starts): the worker waits up to [`BROKER_PATIENCE`] instead of
+/// exiting on the first transport failure, then fails with the last error and `what`; any
+/// other error fails at once.
+async fn while_reachable<T>(
+    what: &str,
+    request: impl Fn() -> rdkafka::error::KafkaResult<T>,
+) -> anyhow::Result<T> {
+    let deadline = std::time::Instant::now() + BROKER_PATIENCE;
+    loop {
+        match request() {
+            Ok(found) => return Ok(found),
+            Err(e) if transient(&e) && std::time::Instant::now() < deadline => {
+                tracing::warn!(error = %e, what, "broker not answering, retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(e).with_context(|| what.to_string()),
+        }
+    }
+}
+
+/// A failure to reach the broker, as against an answer (an unknown topic stays an error).
+fn transient(error: &rdkafka::error::KafkaError) -> bool {
+    use rdkafka::types::RDKafkaErrorCode as Code;
+    matches!(
+        error.rdkafka_error_code(),
+        Some(
+            Code::BrokerTransportFailure
+                | Code::AllBrokersDown
+                | Code::OperationTimedOut
+                | Code::RequestTimedOut
+                | Code::BrokerNotAvailable
+                | Code::NetworkException
+                | Code::LeaderNotAvailable
+        )
+    )
 }
 
 async fn apply(
@@ -366,4 +411,43 @@ pub async fn load(
         sent += 1;
     }
     Ok(sent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rdkafka::error::KafkaError;
+    use rdkafka::types::RDKafkaErrorCode;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[tokio::test]
+    async fn a_broker_not_answering_is_retried_and_an_answer_is_not() {
+        let calls = AtomicUsize::new(0);
+        let found = while_reachable("orders: metadata", || {
+            match calls.fetch_add(1, Ordering::SeqCst) {
+                0 | 1 => Err(KafkaError::MetadataFetch(
+                    RDKafkaErrorCode::BrokerTransportFailure,
+                )),
+                _ => Ok(3),
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!((found, calls.load(Ordering::SeqCst)), (3, 3));
+
+        let calls = AtomicUsize::new(0);
+        let unknown = while_reachable("orders: metadata", || -> rdkafka::error::KafkaResult<()> {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err(KafkaError::MetadataFetch(
+                RDKafkaErrorCode::UnknownTopicOrPartition,
+            ))
+        })
+        .await
+        .unwrap_err();
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert!(
+            unknown.to_string().contains("orders: metadata"),
+            "{unknown}"
+        );
+    }
 }
