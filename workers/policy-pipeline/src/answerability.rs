@@ -572,17 +572,22 @@ mod tests {
         ServingState::from_corpus(crate::fakes::tiny_corpus())
     }
 
-    #[test]
-    fn a_topic_only_another_version_has_is_not_covered() {
-        let serving = serving();
-        let gate = AnswerabilityGate::new(AnswerabilityRule {
-            out_of_domain_margin: 0.1,
+    /// The gate the tests judge with: coverage needs 0.7 confidence and a 0.2 margin.
+    fn gate(out_of_domain_margin: f32) -> AnswerabilityGate {
+        AnswerabilityGate::new(AnswerabilityRule {
+            out_of_domain_margin,
             foreign_policy_margin: 0.08,
             uncovered_max_cosine: 0.45,
             foreign_subject_margin: 0.05,
             min_confidence: 0.7,
             margin: 0.2,
-        });
+        })
+    }
+
+    #[test]
+    fn a_topic_only_another_version_has_is_not_covered() {
+        let serving = serving();
+        let gate = gate(0.1);
         let other = |topic: &str, confidence| VersionMatch {
             version_id: "eu-v2".into(),
             clause_id: "eu-v2#sec-9.9".into(),
@@ -662,14 +667,7 @@ mod tests {
 
     #[test]
     fn a_request_about_something_else_must_beat_retail_requests_and_the_policy() {
-        let gate = AnswerabilityGate::new(AnswerabilityRule {
-            out_of_domain_margin: 0.12,
-            foreign_policy_margin: 0.08,
-            uncovered_max_cosine: 0.45,
-            foreign_subject_margin: 0.05,
-            min_confidence: 0.7,
-            margin: 0.2,
-        });
+        let gate = gate(0.12);
         let near = |similarity: f32, nearest: &str| DomainMatch {
             similarity,
             nearest: nearest.into(),
@@ -706,14 +704,7 @@ mod tests {
     #[test]
     fn a_clause_asks_more_when_it_holds_what_the_other_holds_and_more() {
         let serving = serving();
-        let gate = AnswerabilityGate::new(AnswerabilityRule {
-            out_of_domain_margin: 0.1,
-            foreign_policy_margin: 0.08,
-            uncovered_max_cosine: 0.45,
-            foreign_subject_margin: 0.05,
-            min_confidence: 0.7,
-            margin: 0.2,
-        });
+        let gate = gate(0.1);
         let clause = |id: &str| serving.corpus.clause(id).unwrap();
         let (fee, refunds) = (clause("eu-v1#sec-3.5"), clause("eu-v2#sec-3.4"));
         let read = QueryExpansion::plain;

@@ -417,35 +417,65 @@ fn misspelled_policy_words_are_corrected_and_real_words_are_not() {
     assert!(!words.contains("spelling corrected"), "{words}");
 }
 
+/// A Canadian corpus in a temporary directory, one version or two with a cutover on
+/// 2025-01-01, indexed on first use, asked through `policyctl explain`.
+struct CanadianCorpus {
+    corpus: tempfile::TempDir,
+    index: tempfile::TempDir,
+}
+
+impl CanadianCorpus {
+    fn new(versions: &[String]) -> CanadianCorpus {
+        let corpus = tempfile::tempdir().unwrap();
+        let manifest = match versions.len() {
+            1 => {
+                r#"{"regions": {"ca": {"versions": [
+                {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#
+            }
+            _ => {
+                r#"{"regions": {"ca": {"versions": [
+                {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": "2025-01-01", "approved_by": "legal@example.com"},
+                {"id": "ca-v2", "effective_from": "2025-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#
+            }
+        };
+        std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
+        for (n, text) in versions.iter().enumerate() {
+            let dir = corpus.path().join(format!("ca/v{}", n + 1));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("terms.md"), text).unwrap();
+        }
+        CanadianCorpus {
+            corpus,
+            index: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn explain(&self, purchased_at: &str, question: &str) -> String {
+        stdout_of(
+            policyctl()
+                .args(["explain", "--region", "ca", "--purchased-at", purchased_at])
+                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
+                .arg(self.corpus.path())
+                .arg("--index-dir")
+                .arg(self.index.path())
+                .arg(question),
+        )
+    }
+}
+
 /// A request about something else that names a city the policy names for its deliveries is
 /// weighed without the city: it escalates as out of scope however well the city matches the
 /// delivery clause, and a delivery question naming the city is still answered (real model).
 #[test]
 fn a_city_the_policy_delivers_to_does_not_bring_another_request_into_scope() {
-    let corpus = tempfile::tempdir().unwrap();
-    let manifest = r#"{"regions": {"ca": {"versions": [
-        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
-    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
     let terms = "# Terms of sale\n\n## 3. Returns\n\n### 3.1 Return window\n\n\
         <!-- topic: return_window -->\nUnused goods may be returned within 30 days of delivery \
         for a refund to the original payment method.\n\n## 6. Delivery\n\n### 6.1 Delivery \
         times\n\n<!-- topic: delivery_time -->\nStandard delivery to Toronto, Montreal and \
         Vancouver takes one to two business days after dispatch, and to the rest of Canada \
         three to seven business days.\n";
-    std::fs::create_dir_all(corpus.path().join("ca/v1")).unwrap();
-    std::fs::write(corpus.path().join("ca/v1/terms.md"), terms).unwrap();
-    let index = tempfile::tempdir().unwrap();
-    let explain = |question: &str| {
-        stdout_of(
-            policyctl()
-                .args(["explain", "--region", "ca", "--purchased-at", "2025-06-01"])
-                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
-                .arg(corpus.path())
-                .arg("--index-dir")
-                .arg(index.path())
-                .arg(question),
-        )
-    };
+    let corpus = CanadianCorpus::new(&[terms.to_string()]);
+    let explain = |question: &str| corpus.explain("2025-06-01", question);
     // Both were answered from the delivery clause before the places were left aside.
     let train = explain("How do I get from Toronto to Montreal by train?");
     assert!(
@@ -471,11 +501,6 @@ fn a_city_the_policy_delivers_to_does_not_bring_another_request_into_scope() {
 /// not covered by the version in force (real embedding model).
 #[test]
 fn what_a_question_sets_aside_does_not_make_it_not_covered() {
-    let corpus = tempfile::tempdir().unwrap();
-    let manifest = r#"{"regions": {"ca": {"versions": [
-        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": "2025-01-01", "approved_by": "legal@example.com"},
-        {"id": "ca-v2", "effective_from": "2025-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
-    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
     let instalments = "### 7.2 Payment by instalments\n\n<!-- topic: installments -->\nOrders \
         over C$300 may be paid in four fortnightly instalments through our instalment partner, \
         with no interest or fees when each payment is made on time.\n\n";
@@ -487,22 +512,8 @@ fn what_a_question_sets_aside_does_not_make_it_not_covered() {
          balance within eight weeks, after which the goods are released to you.\n"
     );
     let v2 = format!("# Terms of sale\n\n{returns}## 7. Payment\n\n{instalments}");
-    for (dir, text) in [("ca/v1", v1), ("ca/v2", v2)] {
-        std::fs::create_dir_all(corpus.path().join(dir)).unwrap();
-        std::fs::write(corpus.path().join(dir).join("terms.md"), text).unwrap();
-    }
-    let index = tempfile::tempdir().unwrap();
-    let explain = |question: &str| {
-        stdout_of(
-            policyctl()
-                .args(["explain", "--region", "ca", "--purchased-at", "2025-06-01"])
-                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
-                .arg(corpus.path())
-                .arg("--index-dir")
-                .arg(index.path())
-                .arg(question),
-        )
-    };
+    let corpus = CanadianCorpus::new(&[v1, v2]);
+    let explain = |question: &str| corpus.explain("2025-06-01", question);
     // Compared on the whole question, the dropped lay-by clause matched it better.
     let aside =
         explain("I know you stopped doing lay-by with a deposit, but can I pay in instalments?");
@@ -522,11 +533,6 @@ fn what_a_question_sets_aside_does_not_make_it_not_covered() {
 /// question ("free delivery") is a topic both versions cover (real embedding model).
 #[test]
 fn a_programme_named_in_the_question_and_dropped_by_the_version_in_force_is_not_covered() {
-    let corpus = tempfile::tempdir().unwrap();
-    let manifest = r#"{"regions": {"ca": {"versions": [
-        {"id": "ca-v1", "effective_from": "2024-01-01", "effective_to": "2025-01-01", "approved_by": "legal@example.com"},
-        {"id": "ca-v2", "effective_from": "2025-01-01", "effective_to": null, "approved_by": "legal@example.com"}]}}}"#;
-    std::fs::write(corpus.path().join("manifest.json"), manifest).unwrap();
     let returns = "### 3.1 Return window\n\n<!-- topic: return_window -->\nUnused goods may be \
         returned within 30 days of delivery for a refund to the original payment method.\n\n";
     let v1 = format!(
@@ -542,20 +548,11 @@ fn a_programme_named_in_the_question_and_dropped_by_the_version_in_force_is_not_
          <!-- topic: delivery_cost -->\nStandard delivery costs C$11 per order and is free on \
          orders over C$99.\n"
     );
-    for (dir, text) in [("ca/v1", v1), ("ca/v2", v2)] {
-        std::fs::create_dir_all(corpus.path().join(dir)).unwrap();
-        std::fs::write(corpus.path().join(dir).join("terms.md"), text).unwrap();
-    }
-    let index = tempfile::tempdir().unwrap();
+    let corpus = CanadianCorpus::new(&[v1, v2]);
     let explain = |purchased_at: &str| {
-        stdout_of(
-            policyctl()
-                .args(["explain", "--region", "ca", "--purchased-at", purchased_at])
-                .args(["--sent-at", "2025-06-10T12:00:00Z", "--policies"])
-                .arg(corpus.path())
-                .arg("--index-dir")
-                .arg(index.path())
-                .arg("Do I get free delivery as a Summit Circle member, and what does the circle cost?"),
+        corpus.explain(
+            purchased_at,
+            "Do I get free delivery as a Summit Circle member, and what does the circle cost?",
         )
     };
     let dropped = explain("2025-03-01");
