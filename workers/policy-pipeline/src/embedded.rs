@@ -225,8 +225,6 @@ pub fn refresh(index: &EmbeddedIndex) {
     }
 }
 
-/// The enrich stage with the injection guard's library of known attacks, embedded by the
-/// same model (and in the same normalisation) as the questions.
 /// Vectors of an example library's texts, cached next to the index.
 fn library_vectors(
     cache_dir: Option<&Path>,
@@ -288,6 +286,8 @@ fn request_library(
     ))
 }
 
+/// The enrich stage with the injection guard's library of known attacks, embedded by the
+/// same model (and in the same normalisation) as the questions.
 pub fn enricher(
     config: &PipelineConfig,
     embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,

@@ -16,9 +16,17 @@ use policy_search::embed::dot;
 use policy_search::probe::LinearProbe;
 use serde::Deserialize;
 
-/// The library shipped with the workers (`guard/library.jsonl`): attacks of every kind the
-/// guard knows, in five languages, and benign look-alikes.
-const BUILTIN: &str = include_str!("../../../guard/library.jsonl");
+/// The library shipped with the workers: `guard/library.jsonl` (attacks of every kind the guard
+/// knows, in five languages, and benign look-alikes) and the three development injection
+/// corpora, each by another writer. Read as one file; the probe needs many writers more than
+/// the neighbours do (leaving each development corpus out in turn, the other two cut the
+/// attacks the guard missed in it by a quarter to a third). The measurement corpora stay out.
+const BUILTIN: &str = concat!(
+    include_str!("../../../guard/library.jsonl"),
+    include_str!("../../../heldout/injection/dev3.jsonl"),
+    include_str!("../../../heldout/injection/dev4.jsonl"),
+    include_str!("../../../heldout/injection/test3.jsonl"),
+);
 
 /// Nearest neighbours averaged per class.
 const NEIGHBOURS: usize = 3;
@@ -26,7 +34,7 @@ const NEIGHBOURS: usize = 3;
 /// Inverse L2 strength of the linear probe, as in scikit-learn's `C` (the penalty is
 /// `|w|² / 2C` against the summed log-loss). Chosen on the development injection corpora
 /// (heldout/injection dev3, dev4, test3) among 1, 3 and 10: the most attacks caught for the
-/// benign look-alikes flagged.
+/// benign look-alikes flagged, with the library alone and again with each corpus left out of it.
 const PROBE_C: f64 = 3.0;
 
 #[derive(Debug, thiserror::Error)]
@@ -242,6 +250,20 @@ mod tests {
         let neighbours = library.probability(library.matches(&far_attack_side));
         assert!(library.attack_probability(&far_attack_side) > neighbours);
         assert!(library.evidence(&unit(&[-1.0, -1.0, -0.6])) == 0.0);
+    }
+
+    #[test]
+    fn the_builtin_library_holds_every_row_of_its_sources() {
+        let entries = AttackLibrary::entries("builtin").unwrap();
+        let rows = BUILTIN.lines().filter(|l| !l.trim().is_empty()).count();
+        assert_eq!(entries.len(), rows);
+        // Each source ends its last line, so none runs into the next.
+        assert!(rows > 1900, "{rows} rows");
+        let attacks = entries.iter().filter(|(_, attack)| *attack).count();
+        assert!(
+            attacks > rows / 3 && attacks < rows * 2 / 3,
+            "{attacks} attacks"
+        );
     }
 
     #[test]
