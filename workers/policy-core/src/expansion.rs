@@ -96,9 +96,15 @@ impl QueryExpansion {
     /// Whether the version can cover a word at all: it uses it, or has an equivalent for it or
     /// for a phrase it is part of.
     pub fn coverable(&self, word: &QueryTerm) -> bool {
-        word.in_version
-            || !word.equivalents.is_empty()
-            || self.phrases_with(word).any(|p| !p.equivalents.is_empty())
+        self.spoken_of(word) || !word.equivalents.is_empty()
+    }
+
+    /// Whether the version speaks of what a word names: it uses the word, or has an equivalent
+    /// for a phrase the word is part of ("money back" → "refund"). The nearest words of a
+    /// single word ("flight" → "delivery") help retrieval find a clause but do not say the
+    /// policy deals with the thing.
+    pub fn spoken_of(&self, word: &QueryTerm) -> bool {
+        word.in_version || self.phrases_with(word).any(|p| !p.equivalents.is_empty())
     }
 
     /// Share of the question's words a text covers ([`QueryExpansion::covered_words`]).
@@ -121,5 +127,43 @@ impl QueryExpansion {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(word: &str, in_version: bool, equivalents: &[&str], phrase: bool) -> QueryTerm {
+        QueryTerm {
+            word: word.into(),
+            in_version,
+            equivalents: equivalents.iter().map(|e| e.to_string()).collect(),
+            phrase,
+            nearest_cosine: 0.5,
+        }
+    }
+
+    #[test]
+    fn a_word_is_spoken_of_by_its_own_use_or_a_phrase_not_by_a_near_word() {
+        let expansion = QueryExpansion {
+            terms: vec![
+                term("flight", false, &["delivery"], false),
+                term("money", false, &[], false),
+                term("back", false, &[], false),
+                term("money back", false, &["refund"], true),
+                term("cancel", true, &[], false),
+                term("rarotonga", false, &[], false),
+            ],
+        };
+        let spoken = |w: &str| {
+            let t = expansion.words().find(|t| t.word == w).unwrap();
+            (expansion.spoken_of(t), expansion.coverable(t))
+        };
+        assert_eq!(spoken("flight"), (false, true));
+        assert_eq!(spoken("money"), (true, true));
+        assert_eq!(spoken("back"), (true, true));
+        assert_eq!(spoken("cancel"), (true, true));
+        assert_eq!(spoken("rarotonga"), (false, false));
     }
 }

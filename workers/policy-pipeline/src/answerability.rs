@@ -296,11 +296,13 @@ impl AnswerabilityGate {
         self.scope(serving, region).without_known_places(question)
     }
 
-    /// Phrases of the question around words no policy of the corpus uses, with no equivalent
-    /// in the version in force, that read as a request no retail policy answers ("booked
-    /// return flights", "sick leave"): the foreign-policy library is closer to the phrase than
-    /// the retail library by the rule's margin. Judged on the phrase alone, because in the
-    /// whole question the policy's own words (refund, cancel) outweigh what it is about.
+    /// Phrases of the question around words no policy of the corpus uses and the version in
+    /// force does not speak of ([`QueryExpansion::spoken_of`]: "flight" is near "delivery" in
+    /// the embedding, which does not make a flight something the policy deals with), that read
+    /// as a request no retail policy answers ("booked return flights", "sick leave"): the
+    /// foreign-policy library is closer to the phrase than the retail library by the rule's
+    /// margin. Judged on the phrase alone, because in the whole question the policy's own words
+    /// (refund, cancel) outweigh what it is about.
     pub async fn foreign_subjects(
         &self,
         serving: &ServingState,
@@ -315,7 +317,7 @@ impl AnswerabilityGate {
                 && expansion
                     .words()
                     .find(|t| t.word == word)
-                    .is_some_and(|t| !expansion.coverable(t))
+                    .is_some_and(|t| !expansion.spoken_of(t))
         };
         let mut found = Vec::new();
         for phrase in phrases_around(question, &unknown) {

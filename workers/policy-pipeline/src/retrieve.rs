@@ -595,7 +595,10 @@ impl RetrieveStage {
                 false => gate
                     .out_of_domain(&enrichment.sanitized_question)
                     .await
-                    .is_some_and(|found| gate.leans_foreign(&found, in_domain)),
+                    .is_some_and(|found| {
+                        tracing::debug!(?found, in_domain, "whole question, for its subjects");
+                        gate.leans_foreign(&found, in_domain)
+                    }),
             };
             if leans_foreign {
                 let reasons = subjects

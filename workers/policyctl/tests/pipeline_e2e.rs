@@ -382,9 +382,10 @@ fn explain_us(index: &std::path::Path, question: &str) -> String {
     )
 }
 
-/// What the question is about, judged on the phrase around the words no policy uses: a service
-/// no retailer sells escalates as out of scope however well "refund" matches a clause, and a
-/// product the policy never names is still answered (real embedding model, golden corpus).
+/// What the question is about, judged on the phrase around the words no policy uses or speaks
+/// of: a service no retailer sells escalates as out of scope however well "refund" matches a
+/// clause, and a product the policy never names is still answered (real embedding model,
+/// golden corpus).
 #[test]
 fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     let dir = tempfile::tempdir().unwrap();
@@ -397,6 +398,19 @@ fn a_service_no_retailer_sells_is_out_of_scope_and_an_unnamed_product_is_not() {
     );
     let product = explain("I bought a hoodie last week and it shrank, can I return it?");
     assert!(!product.contains("out_of_scope"), "{product}");
+    // "flights" has near words in the policy ("transit"), which do not make it something the
+    // policy deals with; "money back" has a phrase equivalent ("refund"), which does.
+    let flights = explain(
+        "I booked return flights through your site and now can't go. Do I get a refund if I cancel?",
+    );
+    assert!(
+        flights.contains("escalation (out_of_scope)")
+            && flights.contains("\"booked return flights\""),
+        "{flights}"
+    );
+    let refund =
+        explain("Use simple words please, my English is not good: how do I get my money back?");
+    assert!(!refund.contains("out_of_scope"), "{refund}");
 }
 
 /// Misspellings of the version's words are corrected before retrieval (and flagged), names and
