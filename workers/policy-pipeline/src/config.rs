@@ -207,7 +207,8 @@ pub struct PipelineConfig {
     #[arg(value_name = "POLICY_REGION_DISCLAIMER_TEXT", id = "policy_region_disclaimer_text", long = "region-disclaimer-text", env = "POLICY_REGION_DISCLAIMER_TEXT", default_value = REGION_DISCLAIMER)]
     pub region_disclaimer_text: String,
     /// Library of known attacks and benign look-alikes the injection guard compares questions
-    /// with: `builtin` (guard/library.jsonl, compiled in), a JSONL file, or `none`
+    /// with: `builtin` (guard/library.jsonl and heldout/injection dev3, dev4, test3, compiled
+    /// in), a JSONL file, or `none`
     #[arg(
         id = "policy_guard_library",
         value_name = "POLICY_GUARD_LIBRARY",
