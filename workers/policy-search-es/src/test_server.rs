@@ -24,13 +24,8 @@ pub fn binary() -> PathBuf {
     if let Some(bin) = std::env::var_os("OSMEM_SERVER_BIN") {
         return bin.into();
     }
-    let cache = std::env::var_os("POLICY_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/policy-workers")
-        });
-    cache.join(format!("osmem-server-{OSMEM_VERSION}/osmem-server"))
+    policy_search::embed::infra_cache_dir()
+        .join(format!("osmem-server-{OSMEM_VERSION}/osmem-server"))
 }
 
 impl OsmemServer {

