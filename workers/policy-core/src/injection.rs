@@ -630,6 +630,7 @@ const OVERRIDE_VERBS: &[&str] = &[
     "never mind",
     "stop following",
     "stop applying",
+    "stop enforcing",
     "set aside",
     "step outside",
     "abandon",
@@ -1631,7 +1632,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
         Signal::FakeSystemMessage,
     );
     add(
-        contains_any(text, DELIMITERS) || forged_markup(raw) || forged_boundary(raw),
+        contains_any(text, DELIMITERS) || {
+            let markup = plain_markup(raw);
+            forged_markup(&markup) || forged_boundary(&markup)
+        },
         Signal::Delimiter,
     );
     add(asks_for_role_play(text), Signal::RolePlay);
@@ -2163,7 +2167,20 @@ fn forged_markup(raw: &str) -> bool {
             && label.starts_with(|c: char| c.is_alphabetic())
             && HEADING_NAMES.iter().any(|n| label.contains(n))
     });
-    tagged || heading || forged_conversation_tag(&lower)
+    tagged || heading || forged_conversation_tag(raw)
+}
+
+/// Markup as a model reads it: HTML entities (`&lt;policy&gt;`) and full-width brackets
+/// (`＜policy＞`) are the brackets they stand for.
+fn plain_markup(raw: &str) -> String {
+    raw.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+        .replace(['＜', '〈'], "<")
+        .replace(['＞', '〉'], ">")
+        .replace('／', "/")
 }
 
 /// Parts of a conversation or of the assistant's context, as element names.
@@ -2195,9 +2212,9 @@ const CONVERSATION_PARTS: &[&str] = &[
 /// text ended and another part began. A placeholder pasted from a template ("Dear
 /// <customer_name>") neither closes nor carries attributes; presentation and data tags (`<b>`,
 /// `<TaxAmount>`) name no such part.
-fn forged_conversation_tag(lower: &str) -> bool {
-    lower.match_indices('<').any(|(at, _)| {
-        let after = &lower[at + 1..];
+fn forged_conversation_tag(raw: &str) -> bool {
+    raw.match_indices('<').any(|(at, _)| {
+        let after = &raw[at + 1..];
         let closing = after.starts_with('/');
         let after = after.trim_start_matches('/');
         let name: String = after
@@ -2211,9 +2228,21 @@ fn forged_conversation_tag(lower: &str) -> bool {
         well_formed
             && (closing && rest.starts_with('>') || attributes)
             && name.starts_with(|c: char| c.is_ascii_alphabetic())
-            && name
-                .split(['_', '-', ':'])
-                .any(|part| CONVERSATION_PARTS.contains(&part))
+            && name_parts(&name).any(|part| CONVERSATION_PARTS.contains(&part.as_str()))
+    })
+}
+
+/// The words of a tag name: `policy_clause`, `user-question`, `PolicyExcerpt`.
+fn name_parts(name: &str) -> impl Iterator<Item = String> + '_ {
+    name.split(['_', '-', ':']).flat_map(|part| {
+        let mut words: Vec<String> = Vec::new();
+        for c in part.chars() {
+            match words.last_mut() {
+                Some(word) if !c.is_ascii_uppercase() => word.push(c),
+                _ => words.push(c.to_ascii_lowercase().to_string()),
+            }
+        }
+        words
     })
 }
 
@@ -2622,8 +2651,11 @@ fn dictates_an_assertion(text: &str) -> bool {
         let rest = &tokens[start..];
         // "Your answer must end with", "the reply has to say".
         if rest.len() >= 3
-            && matches!(rest[0], "your" | "the" | "every" | "each")
-            && REPLY_NOUNS.contains(&rest[1])
+            && (matches!(rest[0], "your" | "the" | "every" | "each")
+                && REPLY_NOUNS.contains(&rest[1])
+                // "all replies must state ...": every later reply.
+                || rest[0] == "all"
+                    && matches!(rest[1], "replies" | "answers" | "responses"))
             && matches!(
                 rest[2],
                 "must" | "should" | "has" | "needs" | "will" | "shall"
