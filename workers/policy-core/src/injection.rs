@@ -1651,7 +1651,10 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
                 || text.contains("word for word")),
         Signal::SecretExtraction,
     );
-    add(asks_for_others_data(text), Signal::SecretExtraction);
+    add(
+        asks_for_others_data(text) || copies_out_the_setup(text),
+        Signal::SecretExtraction,
+    );
     add(
         DICTATED_OUTPUT
             .iter()
@@ -2519,6 +2522,88 @@ fn refers_to_setup(sentence: &str) -> bool {
     })
 }
 
+/// The assistant's own set-up, not the policy it cites: "the guidelines you were given", "your
+/// system instructions", "everything above this message". "Your rules" and "store policy" are
+/// what customers call the policy and are quoted in every answer.
+fn names_the_setup(sentence: &str) -> bool {
+    const POLICY_NAMES: &[&str] = &[
+        "source of truth",
+        "the store's terms",
+        "the company's rules",
+        "the company's terms",
+        "company policy",
+        "store policy",
+        "your rules",
+        "your guidelines",
+        "your guidance",
+        "the knowledge base",
+        "your knowledge base",
+    ];
+    SETUP_REFERENCES
+        .iter()
+        .filter(|r| !POLICY_NAMES.contains(r))
+        .any(|r| sentence.contains(r))
+        || {
+            let tokens = words(sentence);
+            tokens.iter().enumerate().any(|(i, w)| {
+                *w == "your"
+                    && tokens.get(i + 1).is_some_and(|a| {
+                        matches!(
+                            *a,
+                            "system" | "hidden" | "internal" | "initial" | "original"
+                        )
+                    })
+                    && tokens.get(i + 2).is_some_and(|n| SETUP_NOUNS.contains(n))
+            })
+        }
+        || [
+            "above this message",
+            "before my message",
+            "before this message",
+            // Questions invert the set-up's phrases: "what guidelines were you given?"
+            "were you given",
+            "were you told",
+            "were you programmed",
+            "were you configured",
+            "were you instructed",
+            "were you trained",
+            "were you set up",
+            "are you configured",
+            "are you programmed",
+            "have you been told",
+            "have you been given",
+            "rules you follow",
+            "rules you operate",
+            "instructions you follow",
+        ]
+        .iter()
+        .any(|p| sentence.contains(p))
+}
+
+/// The set-up copied out: a verb that reproduces text (quote, copy, paste, print, repeat,
+/// translate) or "word for word" with [`names_the_setup`] in the same message.
+fn copies_out_the_setup(text: &str) -> bool {
+    const COPYING: &[&str] = &[
+        "quote",
+        "copy",
+        "paste",
+        "print",
+        "repeat",
+        "dump",
+        "output",
+        "translate",
+        "recite",
+        "verbatim",
+        "summarise",
+        "summarize",
+    ];
+    let copies = words(text).iter().any(|w| COPYING.contains(w))
+        || ["word for word", "exact wording", "exact words"]
+            .iter()
+            .any(|p| text.contains(p));
+    copies && names_the_setup(text)
+}
+
 /// Verbs that, as an order, make the assistant assert something.
 const ASSERTING_VERBS: &[&str] = &[
     "say",
@@ -2706,8 +2791,9 @@ fn dictates_an_assertion(text: &str) -> bool {
         if next.first().is_some_and(|w| *w == "me" || *w == "us") {
             next = &next[1..];
         }
-        // "begin your reply with", "end the answer with".
-        if next.len() >= 2
+        // "begin your reply with", "end the answer with" ("repeat your answer" asks again).
+        if *verb != "repeat"
+            && next.len() >= 2
             && matches!(next[0], "your" | "the" | "every" | "each")
             && REPLY_NOUNS.contains(&next[1])
         {
