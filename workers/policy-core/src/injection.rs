@@ -322,7 +322,7 @@ pub fn normalize(raw: &str) -> Normalized {
                 if c.is_alphabetic() {
                     obfuscated = true;
                 }
-                char::from_u32(c as u32 - 0xFEE0).unwrap_or(c)
+                from_full_width(c)
             }
             '\u{3000}' => ' ',
             _ => c,
@@ -835,6 +835,15 @@ const PHYSICAL_DOCUMENTS: &[&str] = &[
     "bedienungsanleitung",
     "anleitung",
 ];
+
+/// `tokens` after the words that soften an order ("please", "just"), from `softeners`.
+fn after_softeners<'t, 'a>(tokens: &'t [&'a str], softeners: &[&str]) -> &'t [&'a str] {
+    let start = tokens
+        .iter()
+        .position(|t| !softeners.contains(t))
+        .unwrap_or(tokens.len());
+    &tokens[start..]
+}
 
 fn words(text: &str) -> Vec<&str> {
     // An apostrophe inside a word ("don't") belongs to it; at its edges it is a quote mark
@@ -2173,6 +2182,14 @@ fn forged_markup(raw: &str) -> bool {
     tagged || heading || forged_conversation_tag(raw)
 }
 
+/// The ASCII character a full-width form (U+FF01..U+FF5E) stands for; others unchanged.
+fn from_full_width(c: char) -> char {
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        _ => c,
+    }
+}
+
 /// Markup as a model reads it: HTML entities (`&lt;policy&gt;`) and full-width brackets
 /// (`＜policy＞`) are the brackets they stand for.
 fn plain_markup(raw: &str) -> String {
@@ -2181,9 +2198,11 @@ fn plain_markup(raw: &str) -> String {
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&amp;", "&")
-        .replace(['＜', '〈'], "<")
-        .replace(['＞', '〉'], ">")
-        .replace('／', "/")
+        .replace('〈', "<")
+        .replace('〉', ">")
+        .chars()
+        .map(from_full_width)
+        .collect()
 }
 
 /// Parts of a conversation or of the assistant's context, as element names.
@@ -2367,9 +2386,8 @@ fn asks_for_others_data(text: &str) -> bool {
     const HANDING_OVER: &[&str] = &["list", "export", "dump", "paste", "print", "reveal"];
     text.split(['.', '!', '?', ';', '\n']).any(|sentence| {
         let tokens = words(sentence);
-        let ordered = tokens
-            .iter()
-            .find(|t| !matches!(**t, "please" | "just" | "now"))
+        let ordered = after_softeners(&tokens, &["please", "just", "now"])
+            .first()
             .is_some_and(|verb| HANDING_OVER.contains(verb));
         let others = tokens.windows(2).any(|w| {
             matches!(
@@ -2391,7 +2409,6 @@ fn asks_for_others_data(text: &str) -> bool {
 const SETUP_REFERENCES: &[&str] = &[
     "you were told",
     "you've been told",
-    "source of truth",
     "you have been told",
     "you were given",
     "you've been given",
@@ -2412,13 +2429,19 @@ const SETUP_REFERENCES: &[&str] = &[
     "your setup",
     "your previous setup",
     "your configuration",
-    "your guidance",
     "your constraints",
+    "your programming",
+    "your instructions",
+];
+
+/// What customers also call the policy itself: the set-up when declared void, but quoted in
+/// every answer, so asking for it copied out extracts nothing.
+const POLICY_AS_SETUP: &[&str] = &[
+    "source of truth",
+    "your guidance",
     "your knowledge base",
     "the knowledge base",
-    "your programming",
     "your rules",
-    "your instructions",
     "your guidelines",
     "the store's terms",
     "the company's rules",
@@ -2426,6 +2449,7 @@ const SETUP_REFERENCES: &[&str] = &[
     "company policy",
     "store policy",
 ];
+
 /// Words that declare such a set-up void.
 const INVALIDATIONS: &[&str] = &[
     "no longer applies",
@@ -2499,7 +2523,7 @@ const SETUP_NOUNS: &[&str] = &[
 ];
 
 fn refers_to_setup(sentence: &str) -> bool {
-    if contains_any(sentence, SETUP_REFERENCES) {
+    if contains_any(sentence, SETUP_REFERENCES) || contains_any(sentence, POLICY_AS_SETUP) {
         return true;
     }
     // Only words that qualify a set-up may stand between ("your assembly instructions" are
@@ -2509,75 +2533,58 @@ fn refers_to_setup(sentence: &str) -> bool {
         "internal", "hidden", "usual", "standard", "default", "existing", "base", "core", "own",
         "whole",
     ];
+    your_qualified_setup(sentence, SETUP_ADJECTIVES, 2)
+}
+
+/// "your" + one to `most` of `adjectives` + a set-up noun: "your previous rules", "your system
+/// instructions".
+fn your_qualified_setup(sentence: &str, adjectives: &[&str], most: usize) -> bool {
     let tokens = words(sentence);
     tokens.iter().enumerate().any(|(i, w)| {
         if *w != "your" {
             return false;
         }
         let mut at = i + 1;
-        while tokens.get(at).is_some_and(|t| SETUP_ADJECTIVES.contains(t)) && at < i + 3 {
+        while tokens.get(at).is_some_and(|t| adjectives.contains(t)) && at < i + 1 + most {
             at += 1;
         }
         at > i + 1 && tokens.get(at).is_some_and(|t| SETUP_NOUNS.contains(t))
     })
 }
 
+/// The set-up as questions and orders word it: "above this message", "what guidelines were
+/// you given?", "the rules you follow".
+const SETUP_QUESTIONED: &[&str] = &[
+    "above this message",
+    "before my message",
+    "before this message",
+    "were you given",
+    "were you told",
+    "were you programmed",
+    "were you configured",
+    "were you instructed",
+    "were you trained",
+    "were you set up",
+    "are you configured",
+    "are you programmed",
+    "have you been told",
+    "have you been given",
+    "rules you follow",
+    "rules you operate",
+    "instructions you follow",
+];
+
 /// The assistant's own set-up, not the policy it cites: "the guidelines you were given", "your
 /// system instructions", "everything above this message". "Your rules" and "store policy" are
 /// what customers call the policy and are quoted in every answer.
 fn names_the_setup(sentence: &str) -> bool {
-    const POLICY_NAMES: &[&str] = &[
-        "source of truth",
-        "the store's terms",
-        "the company's rules",
-        "the company's terms",
-        "company policy",
-        "store policy",
-        "your rules",
-        "your guidelines",
-        "your guidance",
-        "the knowledge base",
-        "your knowledge base",
-    ];
-    SETUP_REFERENCES
-        .iter()
-        .filter(|r| !POLICY_NAMES.contains(r))
-        .any(|r| sentence.contains(r))
-        || {
-            let tokens = words(sentence);
-            tokens.iter().enumerate().any(|(i, w)| {
-                *w == "your"
-                    && tokens.get(i + 1).is_some_and(|a| {
-                        matches!(
-                            *a,
-                            "system" | "hidden" | "internal" | "initial" | "original"
-                        )
-                    })
-                    && tokens.get(i + 2).is_some_and(|n| SETUP_NOUNS.contains(n))
-            })
-        }
-        || [
-            "above this message",
-            "before my message",
-            "before this message",
-            // Questions invert the set-up's phrases: "what guidelines were you given?"
-            "were you given",
-            "were you told",
-            "were you programmed",
-            "were you configured",
-            "were you instructed",
-            "were you trained",
-            "were you set up",
-            "are you configured",
-            "are you programmed",
-            "have you been told",
-            "have you been given",
-            "rules you follow",
-            "rules you operate",
-            "instructions you follow",
-        ]
-        .iter()
-        .any(|p| sentence.contains(p))
+    contains_any(sentence, SETUP_REFERENCES)
+        || your_qualified_setup(
+            sentence,
+            &["system", "hidden", "internal", "initial", "original"],
+            1,
+        )
+        || contains_any(sentence, SETUP_QUESTIONED)
 }
 
 /// The set-up copied out: a verb that reproduces text (quote, copy, paste, print, repeat,
@@ -2723,17 +2730,12 @@ fn dictates_an_assertion(text: &str) -> bool {
     }
     for (sentence, is_question) in sentences {
         let tokens = words(sentence);
-        // Leading softeners: "just", "please", "now", "and", "so", "simply".
-        let start = tokens
-            .iter()
-            .position(|t| {
-                !matches!(
-                    *t,
-                    "just" | "please" | "now" | "and" | "so" | "simply" | "then" | "ok" | "okay"
-                )
-            })
-            .unwrap_or(tokens.len());
-        let rest = &tokens[start..];
+        let rest = after_softeners(
+            &tokens,
+            &[
+                "just", "please", "now", "and", "so", "simply", "then", "ok", "okay",
+            ],
+        );
         // "Your answer must end with", "the reply has to say".
         if rest.len() >= 3
             && (matches!(rest[0], "your" | "the" | "every" | "each")
@@ -3046,11 +3048,10 @@ fn pretends_the_policy_says(text: &str) -> bool {
 fn pretence(text: &str, about: impl Fn(&str, &[&str]) -> bool) -> bool {
     text.split(['.', '!', ';', '\n']).any(|sentence| {
         let tokens = words(sentence.trim());
-        let start = tokens
-            .iter()
-            .position(|t| !matches!(*t, "just" | "please" | "now" | "and" | "so" | "ok" | "okay"))
-            .unwrap_or(tokens.len());
-        let rest = &tokens[start..];
+        let rest = after_softeners(
+            &tokens,
+            &["just", "please", "now", "and", "so", "ok", "okay"],
+        );
         let Some(verb) = rest.first() else {
             return false;
         };
@@ -3121,15 +3122,12 @@ fn spans_the_answers(tokens: &[&str]) -> bool {
 fn directs_future_answers(text: &str) -> bool {
     let opens_an_order = |clause: &str| {
         let tokens = words(clause);
-        let start = tokens
-            .iter()
-            .position(|t| !matches!(*t, "please" | "just" | "now" | "and" | "so" | "then"))
-            .unwrap_or(tokens.len());
-        tokens[start..]
+        let order = after_softeners(&tokens, &["please", "just", "now", "and", "so", "then"]);
+        order
             .first()
             .is_some_and(|verb| ANSWER_DIRECTIVES.contains(verb))
-            && !tokens
-                .get(start + 1)
+            && !order
+                .get(1)
                 .is_some_and(|w| matches!(*w, "my" | "our" | "me" | "us" | "i"))
     };
     text.split(['.', '!', '?', ';', '\n']).any(|sentence| {
