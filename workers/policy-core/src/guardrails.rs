@@ -173,6 +173,10 @@ pub fn detect_pii(text: &str) -> Vec<PiiMatch> {
             found.push(PiiMatch { kind, span });
         }
     }
+    found.extend(lettered_ids(text).into_iter().map(|span| PiiMatch {
+        kind: PiiKind::NationalId,
+        span,
+    }));
     // IBAN: two letters, two digits, 11-30 alphanumerics (spaces allowed in groups of four).
     let compact: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
@@ -212,6 +216,53 @@ pub fn detect_pii(text: &str) -> Vec<PiiMatch> {
         i += 1;
     }
     found.sort_by_key(|m| m.span.start);
+    found
+}
+
+/// Shapes of national identifiers that mix letters and digits, one character class per
+/// position: `A` an upper-case letter, `9` a digit, `_` an optional space, `D` one of A-D.
+/// A UK National Insurance number (`QQ 12 34 56 C`; its prefix rules are not checked, a
+/// redactor errs towards redacting) and an Indian PAN (`ABCDE1234F`).
+const LETTERED_IDS: &[&str] = &["AA_99_99_99_D", "AAAAA9999A"];
+
+/// Spans of `text` shaped like one of [`LETTERED_IDS`], standing as words of their own.
+fn lettered_ids(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let at_boundary = |i: usize| bytes.get(i).is_none_or(|b| !b.is_ascii_alphanumeric());
+    let shaped = |start: usize, shape: &str| -> Option<usize> {
+        let mut i = start;
+        for class in shape.bytes() {
+            let b = bytes.get(i).copied();
+            let fits = match class {
+                b'A' => b.is_some_and(|b| b.is_ascii_uppercase()),
+                b'9' => b.is_some_and(|b| b.is_ascii_digit()),
+                b'D' => b.is_some_and(|b| (b'A'..=b'D').contains(&b)),
+                _ => {
+                    i += usize::from(b == Some(b' '));
+                    continue;
+                }
+            };
+            if !fits {
+                return None;
+            }
+            i += 1;
+        }
+        at_boundary(i).then_some(i)
+    };
+    let mut found = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start == 0 || at_boundary(start - 1))
+            .then(|| LETTERED_IDS.iter().find_map(|shape| shaped(start, shape)))
+            .flatten();
+        match end {
+            Some(end) => {
+                found.push(start..end);
+                start = end;
+            }
+            None => start += 1,
+        }
+    }
     found
 }
 

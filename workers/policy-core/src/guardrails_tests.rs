@@ -74,6 +74,12 @@ fn pii_kinds_detected() {
     assert_eq!(kinds("Meu CPF é 123.456.789-09."), [PiiKind::NationalId]);
     assert_eq!(kinds("SSN 123-45-6789"), [PiiKind::NationalId]);
     assert_eq!(
+        kinds("My NI number is QQ 12 34 56 C, and yours?"),
+        [PiiKind::NationalId]
+    );
+    assert_eq!(kinds("NINO AB123456D"), [PiiKind::NationalId]);
+    assert_eq!(kinds("PAN ABCDE1234F."), [PiiKind::NationalId]);
+    assert_eq!(
         kinds("IBAN DE89 3704 0044 0532 0130 00 please"),
         [PiiKind::Iban]
     );
@@ -88,6 +94,8 @@ fn policy_facts_are_not_pii() {
         "between 1 November and 24 December 2026",
         "section 3.2 of eu-v4",
         "card 4111 1111 1111 1112 fails Luhn",
+        "order AB 12 34 56 arrived",
+        "model XYZAB1234 and SKU ABCDE12345F",
     ] {
         assert!(kinds(text).is_empty(), "{text}: {:?}", detect_pii(text));
     }

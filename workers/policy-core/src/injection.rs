@@ -3170,9 +3170,57 @@ fn asks_for_role_play(text: &str) -> bool {
                     "i" | "i'm" | "im" | "we" | "we're" | "he" | "she" | "they" | "who"
                 )
             });
-            !(subject && phrase.starts_with("act"))
+            !(phrase.starts_with("act") && (subject || a_thing_acts(&text[..at])))
         })
     })
+}
+
+/// Names of the assistant a role may be put on ("the bot will act as ...").
+const ASSISTANT_NOUNS: &[&str] = &[
+    "assistant",
+    "bot",
+    "chatbot",
+    "model",
+    "system",
+    "ai",
+    "agent",
+    "gpt",
+    "llm",
+    "self",
+    "persona",
+    "character",
+];
+
+/// The words before "act (as)" end in a thing as its subject ("does the HomeCover plan act
+/// as cover", "my receipt will act as proof"): what a thing serves as, not a role asked of
+/// the assistant.
+fn a_thing_acts(text_before: &str) -> bool {
+    // Only the clause "act" is in: "I love the plan. Act as my lawyer" is an order.
+    let clause = text_before
+        .rsplit(['.', '!', '?', '\n', ':', ';', ','])
+        .next()
+        .unwrap_or_default();
+    let before = words(clause);
+    let mut end = before.len();
+    while end > 0
+        && matches!(
+            before[end - 1],
+            "will" | "would" | "can" | "could" | "should" | "may" | "might" | "must"
+        )
+    {
+        end -= 1;
+    }
+    let phrase = &before[end.saturating_sub(3)..end];
+    let Some((noun, modifiers)) = phrase.split_last() else {
+        return false;
+    };
+    let determiner = modifiers.iter().any(|w| {
+        matches!(
+            *w,
+            "the" | "a" | "an" | "my" | "our" | "your" | "this" | "that" | "his" | "her" | "their"
+        )
+    });
+    determiner && !ASSISTANT_NOUNS.contains(noun) && !modifiers.contains(&"you")
 }
 
 /// A finite verb within a few words ("the window is", "the refund has been").

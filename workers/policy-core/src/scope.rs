@@ -442,10 +442,13 @@ pub fn uncovered_subjects(question: &str, unknown: &dyn Fn(&str) -> bool) -> Vec
     // Where a thing a rule applies to starts.
     let mut starts = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        let after_head = ["on", "for", "of"].contains(t)
+        // "of" right after the head only ("the refund policy of ..."): "return a tub of ..."
+        // is an amount of a thing (below).
+        let after_head = (["on", "for"].contains(t)
             && tokens[i.saturating_sub(4)..i]
                 .iter()
-                .any(|w| POLICY_HEADS.contains(w));
+                .any(|w| POLICY_HEADS.contains(w)))
+            || (*t == "of" && i > 0 && POLICY_HEADS.contains(&tokens[i - 1]));
         let object_of_verb = POLICY_VERBS.contains(t)
             && i > 0
             && ["i", "we", "you", "to", "can", "could", "do", "will"].contains(&tokens[i - 1]);
@@ -481,6 +484,13 @@ pub fn uncovered_subjects(question: &str, unknown: &dyn Fn(&str) -> bool) -> Vec
                 .take(3)
                 .copied()
                 .collect();
+            // "a tub of flea tablets", "a pair of poles": a container, a measure or a part is
+            // not the thing; and what follows "of" is judged neither, because an amount of a
+            // thing is how customers name what they bought, in words of their own (judging it
+            // escalated a question about a pair of poles an outdoor shop sells).
+            if !phrase.is_empty() && tokens.get(at + phrase.len()) == Some(&"of") {
+                break;
+            }
             let Some(head) = phrase
                 .iter()
                 .rev()

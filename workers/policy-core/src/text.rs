@@ -248,6 +248,12 @@ const FUNCTION_WORDS: &[&str] = &[
     // Chat spellings of the above, and contractions typed without their apostrophe.
     "pls",
     "plz",
+    "smth",
+    "sth",
+    "smthg",
+    "smthng",
+    "somethin",
+    "sumthin",
     "thx",
     "thanx",
     "cheers",

@@ -125,6 +125,11 @@ fn content_words_leave_out_function_words() {
         content_words("return window for a lamp pls, i dont want it thx"),
         ["return", "window", "lamp"]
     );
+    // "smth" is "something": no more a thing asked about than the word it shortens.
+    assert_eq!(
+        content_words("when do i get my money back if i return smth? sth broke"),
+        ["money", "back", "return", "broke"]
+    );
 }
 
 #[test]
