@@ -270,13 +270,18 @@ impl RegionScope {
     }
 }
 
-/// Top-level domains a shop's web address ends in.
-const WEB_DOMAINS: &[&str] = &[
-    "com", "net", "org", "shop", "store", "co", "io", "ca", "uk", "au", "in", "de", "fr", "es",
-    "it", "nl", "jp", "br", "mx", "nz", "za", "sg", "ie", "be", "ch", "at", "se", "pl",
-];
+/// Generic top-level domains a shop's web address ends in; a country's code ([`COUNTRIES`],
+/// and "uk") is one too.
+const WEB_DOMAINS: &[&str] = &["com", "net", "org", "shop", "store", "co", "io", "uk"];
 
-/// Web addresses written in the question ("Amazon.ca", "takealot.com"): a seller by name.
+fn is_top_level_domain(part: &str) -> bool {
+    let part = part.to_lowercase();
+    WEB_DOMAINS.contains(&part.as_str()) || COUNTRIES.iter().any(|c| c.code == part)
+}
+
+/// Web addresses written in the question ("Amazon.ca", "takealot.com", "noon.ae"): a seller
+/// by name. Not two words a missing space joined ("thanks.so", "ok.is"): the name is no
+/// function word.
 fn web_domains(question: &str) -> Vec<String> {
     question
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '\'' | '"' | '?' | '!'))
@@ -287,9 +292,9 @@ fn web_domains(question: &str) -> Vec<String> {
                 && parts[0].len() >= 2
                 && parts[0].chars().any(char::is_alphabetic)
                 && parts[0].chars().all(|c| c.is_alphanumeric() || c == '-')
-                && parts[1..]
-                    .iter()
-                    .all(|p| WEB_DOMAINS.contains(&p.to_lowercase().as_str()))
+                && !is_stopword(parts[0])
+                && !crate::text::is_function_word(&parts[0].to_lowercase())
+                && parts[1..].iter().all(|p| is_top_level_domain(p))
         })
         .map(str::to_string)
         .collect()

@@ -127,6 +127,15 @@ fn web_addresses_countries_in_names_and_club_nouns_name_other_businesses() {
         canada.foreign("Does Amazon.ca refund the shipping cost when I return something?"),
         org("Amazon.ca")
     );
+    // Any country's code ends a web address; two words a missing space joined do not make one.
+    assert_eq!(
+        canada.foreign("Can you cancel Amazon.ae deliveries whenever you like?"),
+        org("Amazon.ae")
+    );
+    assert_eq!(
+        canada.foreign("ok thanks.so how long is the return window?"),
+        vec![]
+    );
     assert_eq!(
         canada.foreign("How long is the return window at Decathlon India?"),
         org("Decathlon")
