@@ -2725,6 +2725,10 @@ fn dictates_an_assertion(text: &str) -> bool {
                     sentences.push((clause, question));
                 }
             }
+            // A condition set on the assistant: "... unless you promise me no charge".
+            for (at, cue) in sentence.match_indices("unless you ") {
+                sentences.push((&sentence[at + cue.len()..], question));
+            }
         }
         rest = rest.get(end + 1..).unwrap_or("");
     }
@@ -2733,7 +2737,7 @@ fn dictates_an_assertion(text: &str) -> bool {
         let rest = after_softeners(
             &tokens,
             &[
-                "just", "please", "now", "and", "so", "simply", "then", "ok", "okay",
+                "just", "please", "now", "and", "so", "simply", "then", "ok", "okay", "only",
             ],
         );
         // "Your answer must end with", "the reply has to say".
@@ -2758,6 +2762,12 @@ fn dictates_an_assertion(text: &str) -> bool {
             return true;
         }
         let Some(verb) = rest.first() else { continue };
+        // "Only answer 'yes'" dictates what is quoted; "only reply by email: ..." and "only add
+        // it if it's in stock" say how or when.
+        let quotes = sentence.contains('"') || sentence.matches('\'').count() >= 2;
+        if tokens.first() == Some(&"only") && !quotes {
+            continue;
+        }
         // "give me a reply that says only ...", "write an answer saying ...".
         if matches!(
             *verb,
@@ -2793,6 +2803,14 @@ fn dictates_an_assertion(text: &str) -> bool {
         if next.first().is_some_and(|w| *w == "me" || *w == "us") {
             next = &next[1..];
         }
+        // "state formally that", "confirm officially that": the manner is not the object.
+        while next.len() >= 2 && next[0].len() > 4 && next[0].ends_with("ly") && next[1] == "that" {
+            next = &next[1..];
+        }
+        // "answer yes or no: ..." asks for a format; "answer 'yes'" dictates the answer.
+        if next.len() >= 3 && matches!(next[0], "yes" | "no") && next[1] == "or" {
+            continue;
+        }
         // "begin your reply with", "end the answer with" ("repeat your answer" asks again).
         if *verb != "repeat"
             && next.len() >= 2
@@ -2801,15 +2819,19 @@ fn dictates_an_assertion(text: &str) -> bool {
         {
             return true;
         }
-        // "Say I bought it as a gift, ..." supposes; "say that ..." or "say 'yes'" dictates.
-        // "Say I bought it as a gift, ..." supposes; "say that ..." or "say 'yes'" dictates.
+        // "Say I bought it as a gift, what then?" supposes; "say that ...", "say 'yes'" or a
+        // statement no question follows ("Say the window is 365 days.") dictates.
         if *verb == "say"
             && !next
                 .first()
                 .is_some_and(|w| matches!(*w, "that" | "yes" | "no"))
         {
             let quoted_say = sentence.contains('"') || sentence.matches('\'').count() >= 2;
-            if !quoted_say {
+            // "Say I bought a $50 shirt." sets up the customer's own case.
+            let supposes = next.first().is_some_and(|w| {
+                matches!(*w, "i" | "i'm" | "i've" | "we" | "we're" | "my" | "our")
+            });
+            if !quoted_say && (supposes || is_question || question_follows(text, sentence)) {
                 continue;
             }
         }
@@ -2841,6 +2863,14 @@ fn dictates_an_assertion(text: &str) -> bool {
         }
     }
     false
+}
+
+/// Whether a question mark comes after `sentence` (a slice of `text`) in the message.
+fn question_follows(text: &str, sentence: &str) -> bool {
+    let end = (sentence.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .map_or(0, |at| at + sentence.len());
+    text.get(end..).is_some_and(|after| after.contains('?'))
 }
 
 /// A jailbreak of the assistant, not of a device ("my phone was jailbroken", "jailbreak the
@@ -2926,15 +2956,25 @@ fn tells_others(tokens: &[&str]) -> bool {
                 .take(2)
                 .any(|t| AUDIENCES.contains(t))
     });
-    // "whenever anyone asks", "if a customer asks": a standing rule for the assistant.
-    let standing_rule = tokens.windows(4).any(|w| {
+    // "whenever anyone asks", "if a customer asks", "when the next customer asks": a standing
+    // rule for the assistant.
+    let audience = |t: &str| AUDIENCES.contains(&t) || matches!(t, "someone" | "somebody");
+    let padded: Vec<&str> = tokens.iter().copied().chain(["", "", ""]).collect();
+    let standing_rule = padded.windows(5).any(|w| {
         let opens = matches!(w[0], "when" | "whenever" | "if");
         let asks = |t: &str| matches!(t, "asks" | "ask" | "writes" | "mentions");
-        opens
-            && ((AUDIENCES.contains(&w[1]) || matches!(w[1], "someone" | "somebody")) && asks(w[2])
-                || matches!(w[1], "a" | "any") && AUDIENCES.contains(&w[2]) && asks(w[3]))
+        opens && (1..4).any(|j| audience(w[j]) && asks(w[j + 1]))
     });
-    tells_audience || standing_rule
+    // "make sure anyone asking about it is told ...": the audience is told, in the passive.
+    let told = tokens.iter().enumerate().any(|(i, w)| {
+        *w == "told"
+            && i >= 2
+            && matches!(tokens[i - 1], "is" | "are" | "gets" | "get")
+            && tokens[i.saturating_sub(6)..i - 1]
+                .iter()
+                .any(|t| audience(t))
+    });
+    tells_audience || standing_rule || told
 }
 
 /// "We are adjusting your behaviour", "your settings have been updated": a claim to change the
@@ -3107,7 +3147,12 @@ fn spans_the_answers(tokens: &[&str]) -> bool {
     let padded: Vec<&str> = tokens.iter().copied().chain(["", "", ""]).collect();
     padded.windows(4).any(|w| {
         let every = matches!(w[0], "all" | "every" | "each" | "future" | "subsequent");
-        (every && (answers(w[1]) || (w[1] == "your" && answers(w[2]))))
+        // "for all future users", "every customer": whoever asks after this message.
+        let everyone = |w: &[&str]| {
+            AUDIENCES.contains(&w[0])
+                || matches!(w[0], "future" | "other" | "new" | "later") && AUDIENCES.contains(&w[1])
+        };
+        (every && (answers(w[1]) || (w[1] == "your" && answers(w[2])) || everyone(&w[1..])))
             || (matches!(w[0], "rest" | "remainder")
                 && w[1] == "of"
                 && (conversation(w[2]) || conversation(w[3])))
@@ -3240,6 +3285,8 @@ fn has_finite_verb(tokens: &[&str]) -> bool {
                 | "applies"
                 | "does"
                 | "must"
+                | "lasts"
+                | "expires"
         )
     })
 }
