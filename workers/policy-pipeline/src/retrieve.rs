@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use policy_core::memo::Memo;
 
+use policy_core::citation::referenced_clause_numbers;
 use policy_core::extract::{references_to_follow, states_asked_quantity};
 use policy_core::text::without_set_aside;
-use policy_core::{ClauseRef, QueryExpansion, ReasonCode, RetrievedClause, Tier};
+use policy_core::{ClauseRef, ClauseStatus, QueryExpansion, ReasonCode, RetrievedClause, Tier};
 use policy_search::{
     ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
 };
@@ -131,23 +132,75 @@ fn follow_reference(
     let (score, status) = (top.score, top.status);
     let follow = match clauses.iter().position(|c| c.clause_id() == id) {
         Some(at) => clauses.remove(at),
-        None => {
-            let Some(clause) = serving.corpus.clause(&id) else {
-                return;
-            };
-            RetrievedClause {
-                clause: ClauseRef::unchecked(&id),
-                title: clause.title.clone(),
-                text: clause.text.clone(),
-                score,
-                lexical_rank: None,
-                vector_rank: None,
-                status,
-                sentence_scores: Vec::new(),
-            }
-        }
+        None => match unretrieved(serving, &id, status) {
+            Some(clause) => clause,
+            None => return,
+        },
     };
     clauses.insert(1.min(clauses.len()), RetrievedClause { score, ..follow });
+}
+
+/// A clause of the version retrieval did not return, as evidence (`status`: its version's).
+fn unretrieved(serving: &ServingState, id: &str, status: ClauseStatus) -> Option<RetrievedClause> {
+    let clause = serving.corpus.clause(id)?;
+    Some(RetrievedClause {
+        clause: ClauseRef::unchecked(id),
+        title: clause.title.clone(),
+        text: clause.text.clone(),
+        score: 0.0,
+        lexical_rank: None,
+        vector_rank: None,
+        status,
+        sentence_scores: Vec::new(),
+    })
+}
+
+/// A clause the customer names by its number ("Clause 10.3 says ...", "not a gift card under
+/// 5.4") is where they read about it: of that clause and the clauses it refers to, the one
+/// retrieval ranked best goes first (the named one when none was retrieved), so the answer,
+/// and the reference it follows, start there. Numbers the version has no clause for are
+/// ignored (another document's, or a misquote).
+fn named_clause_first(serving: &ServingState, question: &str, clauses: &mut Vec<RetrievedClause>) {
+    let Some(top) = clauses.first() else { return };
+    let (version_id, score, status) = (top.clause.version_id.clone(), top.score, top.status);
+    let existing = |number: &String| {
+        let id = format!("{version_id}#sec-{number}");
+        serving.corpus.clause(&id).is_some().then_some(id)
+    };
+    let named: Vec<String> = referenced_clause_numbers(question)
+        .iter()
+        .filter_map(existing)
+        .collect();
+    let mut wanted = named.clone();
+    for id in &named {
+        let text = serving.corpus.clause(id).map(|c| c.text.clone());
+        for referred in text
+            .iter()
+            .flat_map(|t| referenced_clause_numbers(t))
+            .filter_map(|n| existing(&n))
+        {
+            if !wanted.contains(&referred) {
+                wanted.push(referred);
+            }
+        }
+    }
+    if wanted.is_empty() || wanted.contains(&top.clause_id()) {
+        return;
+    }
+    let first = match clauses.iter().position(|c| wanted.contains(&c.clause_id())) {
+        Some(at) => clauses.remove(at),
+        None => match unretrieved(serving, &named[0], status) {
+            Some(clause) => clause,
+            None => return,
+        },
+    };
+    clauses.insert(
+        0,
+        RetrievedClause {
+            score: first.score.max(score),
+            ..first
+        },
+    );
 }
 
 impl RetrieveStage {
@@ -720,6 +773,7 @@ impl RetrieveStage {
             tier = Tier::Disclaimer;
         }
         let mut clauses: Vec<RetrievedClause> = hits.into_iter().map(retrieved).collect();
+        named_clause_first(&ctx.serving, &enrichment.sanitized_question, &mut clauses);
         follow_reference(
             &ctx.serving,
             &enrichment.sanitized_question,
@@ -769,6 +823,42 @@ impl Stage for RetrieveStage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clause_the_customer_names_by_number_goes_first() {
+        let serving = ServingState::from_corpus(crate::fakes::tiny_corpus());
+        let clause = |id: &str, score: f64| RetrievedClause::new(id, "text", score);
+        let ids = |clauses: &[RetrievedClause]| -> Vec<String> {
+            clauses.iter().map(|c| c.clause_id()).collect()
+        };
+        let named = "Clause 3.5 says opened electronics cost extra. How much is it?";
+        let mut clauses = vec![clause("eu-v1#sec-3.2", 0.9), clause("eu-v1#sec-3.5", 0.4)];
+        named_clause_first(&serving, named, &mut clauses);
+        assert_eq!(ids(&clauses), ["eu-v1#sec-3.5", "eu-v1#sec-3.2"]);
+        assert_eq!(
+            clauses[0].score, 0.9,
+            "scored level with the clause it displaced"
+        );
+        // Not retrieved at all: read from the corpus.
+        let mut clauses = vec![clause("eu-v1#sec-3.2", 0.9)];
+        named_clause_first(&serving, named, &mut clauses);
+        assert_eq!(ids(&clauses), ["eu-v1#sec-3.5", "eu-v1#sec-3.2"]);
+        assert!(clauses[0].text.contains("restocking fee"));
+        // A number the version has no clause for, or the top clause named: nothing moves.
+        for question in [
+            "Clause 7.7 says opened electronics cost extra. How much?",
+            "How long is the window under 3.2?",
+            "Is the 3.5 % fee charged?",
+        ] {
+            let mut clauses = vec![clause("eu-v1#sec-3.2", 0.9), clause("eu-v1#sec-3.5", 0.4)];
+            named_clause_first(&serving, question, &mut clauses);
+            assert_eq!(
+                ids(&clauses),
+                ["eu-v1#sec-3.2", "eu-v1#sec-3.5"],
+                "{question}"
+            );
+        }
+    }
 
     #[test]
     fn of_several_references_the_one_retrieval_ranked_is_followed() {
