@@ -2327,13 +2327,12 @@ fn forged_boundary(raw: &str) -> bool {
                 .collect();
             let marked = tokens.first().is_some_and(|w| MARKERS.contains(w))
                 || tokens.last().is_some_and(|w| MARKERS.contains(w));
-            let bounded = tokens.iter().filter(|w| !MARKERS.contains(w));
-            let parts = bounded.clone().count();
+            let bounded: Vec<&&str> = tokens.iter().filter(|w| !MARKERS.contains(w)).collect();
             (2..=4).contains(&tokens.len())
                 && marked
-                && parts >= 1
+                && !bounded.is_empty()
                 && bounded
-                    .into_iter()
+                    .iter()
                     .all(|w| PARTIES.contains(w) || SECTIONS.contains(w))
         })
 }
@@ -2840,12 +2839,11 @@ fn dictates_an_assertion(text: &str) -> bool {
                 .first()
                 .is_some_and(|w| matches!(*w, "that" | "yes" | "no"))
         {
-            let quoted_say = sentence.contains('"') || sentence.matches('\'').count() >= 2;
             // "Say I bought a $50 shirt." sets up the customer's own case.
             let supposes = next.first().is_some_and(|w| {
                 matches!(*w, "i" | "i'm" | "i've" | "we" | "we're" | "my" | "our")
             });
-            if !quoted_say && (supposes || is_question || question_follows(text, sentence)) {
+            if !quotes && (supposes || is_question || question_follows(text, sentence)) {
                 continue;
             }
         }
@@ -2858,9 +2856,7 @@ fn dictates_an_assertion(text: &str) -> bool {
                         .first()
                         .is_some_and(|w| ASKING_WORDS.contains(w) || QUESTION_OPENERS.contains(w)))
         });
-        let quoted = sentence.contains('\'') && sentence.matches('\'').count() >= 2
-            || sentence.contains('"')
-            || (sentence.contains(':') && !colon_question);
+        let quoted = quotes || (sentence.contains(':') && !colon_question);
         // "tell me everything is fine" dictates; "tell me everything I need to know" asks.
         let opens_assertion = next.first().is_some_and(|w| {
             let quantifier = matches!(*w, "everything" | "nothing");

@@ -172,12 +172,10 @@ fn named_clause_first(serving: &ServingState, question: &str, clauses: &mut Vec<
         .filter_map(existing)
         .collect();
     let mut wanted = named.clone();
-    for id in &named {
-        let text = serving.corpus.clause(id).map(|c| c.text.clone());
-        for referred in text
+    for clause in named.iter().filter_map(|id| serving.corpus.clause(id)) {
+        for referred in referenced_clause_numbers(&clause.text)
             .iter()
-            .flat_map(|t| referenced_clause_numbers(t))
-            .filter_map(|n| existing(&n))
+            .filter_map(existing)
         {
             if !wanted.contains(&referred) {
                 wanted.push(referred);
