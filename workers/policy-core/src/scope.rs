@@ -654,7 +654,8 @@ fn tokenize(text: &str) -> Vec<Token<'_>> {
         tokens.push(Token {
             text: word,
             sentence_start,
-            ends_phrase: after.is_some_and(|c| !c.is_alphanumeric()),
+            // "&" joins a name ("Ace & Tate", "Marks & Spencer").
+            ends_phrase: after.is_some_and(|c| !c.is_alphanumeric() && c != '&'),
         });
         sentence_start = matches!(after, Some('.' | '?' | '!' | ':' | ';'));
     }
@@ -877,6 +878,12 @@ const BUSINESS_NOUNS: &[&str] = &[
     "club",
 ];
 
+/// What a business does for its customers, with the business as subject ("X lets you ...").
+const OFFER_VERBS: &[&str] = &[
+    "let", "lets", "offer", "offers", "charge", "charges", "give", "gives", "allow", "allows",
+    "provide", "provides", "sell", "sells", "accept", "accepts", "ship", "ships",
+];
+
 /// Nouns of a policy: "the return window at X", "delivery fees from X" name X's policy.
 const POLICY_NOUNS: &[&str] = &[
     "window",
@@ -922,6 +929,17 @@ fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool 
     }
     if last.ends_phrase {
         return false;
+    }
+    // "Ace & Tate let you try frames at home", "Specsavers charges for that": the subject of
+    // what a business does for its customers.
+    let subject = tokens[start].sentence_start
+        || tokens[start - 1].ends_phrase
+        || matches!(
+            tokens[start - 1].lower().as_str(),
+            "but" | "and" | "while" | "whereas" | "because" | "since" | "though" | "although"
+        );
+    if subject && after.as_deref().is_some_and(|w| OFFER_VERBS.contains(&w)) {
+        return true;
     }
     // "X membership", or one ordinary word between: "X car rental".
     let noun_at = |i: usize| {

@@ -379,3 +379,22 @@ fn places_the_policy_also_names_are_left_out_of_the_question() {
     );
     assert_eq!(scope.without_known_places("Monterrey?"), None);
 }
+
+#[test]
+fn a_business_that_does_something_for_its_customers_is_another_business() {
+    assert_eq!(
+        foreign("Ace & Tate let you try frames at home. What's their deposit?"),
+        org("Ace Tate")
+    );
+    assert_eq!(
+        foreign("I heard that while Fernhill charges nothing for returns, you do?"),
+        org("Fernhill")
+    );
+    for question in [
+        "Harbor Lane lets me pay by PayPal, right?",
+        "PayPal lets me split payments. Can I use it here?",
+        "I was told returns are free. Monday gives me time to ship it back.",
+    ] {
+        assert_eq!(foreign(question), vec![], "{question}");
+    }
+}
