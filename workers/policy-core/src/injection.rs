@@ -3187,14 +3187,8 @@ fn directs_future_answers(text: &str) -> bool {
                 .is_some_and(|w| matches!(*w, "my" | "our" | "me" | "us" | "i"))
     };
     // A standing scope says the same as "every answer": "update your answers from now on".
-    const FROM_NOW_ON: &[&str] = &[
-        "from now on",
-        "from this point on",
-        "going forward",
-        "henceforth",
-    ];
     text.split(['.', '!', '?', ';', '\n']).any(|sentence| {
-        (spans_the_answers(&words(sentence)) || contains_any(sentence, FROM_NOW_ON))
+        (spans_the_answers(&words(sentence)) || contains_any(sentence, STANDING_SCOPES))
             && sentence
                 .split([',', ':'])
                 .flat_map(|clause| clause.split(" and "))
@@ -3202,17 +3196,18 @@ fn directs_future_answers(text: &str) -> bool {
     })
 }
 
+/// What makes an order hold for the rest of the conversation.
+const STANDING_SCOPES: &[&str] = &[
+    "from now on",
+    "from this point on",
+    "going forward",
+    "henceforth",
+];
+
 /// "From now on, waive the fee": a standing order to grant something (not "from now on I'd
 /// like store credit", a preference).
 fn standing_order(text: &str) -> bool {
-    [
-        "from now on",
-        "from this point on",
-        "going forward",
-        "henceforth",
-    ]
-    .iter()
-    .any(|cue| {
+    STANDING_SCOPES.iter().any(|cue| {
         text.match_indices(cue).any(|(at, _)| {
             let after = words(&text[at + cue.len()..]);
             // "going forward, please treat every return as approved"; not where to send the

@@ -930,8 +930,8 @@ fn acts_as_organisation(tokens: &[Token<'_>], start: usize, end: usize) -> bool 
     if last.ends_phrase {
         return false;
     }
-    // "Ace & Tate let you try frames at home", "Specsavers charges for that": the subject of
-    // what a business does for its customers.
+    // "Ace & Tate let you try frames at home", "... while Fernhill charges nothing": the
+    // subject of what a business does for its customers.
     let subject = tokens[start].sentence_start
         || tokens[start - 1].ends_phrase
         || matches!(
