@@ -12,6 +12,7 @@ use policy_pipeline::golden_turn::turn_for_case;
 use policy_pipeline::outcome::now_millis;
 use policy_pipeline::{Entry, Exit, StageName, Turn};
 use policy_search::rerank::{self, Calibration, FitQuery, FitReport};
+use policy_search::ClauseHit;
 
 use crate::eval::CaseSet;
 use crate::settings::AppSettings;
@@ -90,8 +91,10 @@ async fn fit_queries(settings: &AppSettings, set: &CaseSet) -> anyhow::Result<Ve
             .expected_clause_id
             .as_ref()
             .and_then(|id| hits.iter().position(|h| &h.clause_id == id));
+        let as_asked: Vec<ClauseHit> = hits.iter().map(ClauseHit::as_asked).collect();
         queries.push(FitQuery {
             features: rerank::features(&e.sanitized_question, &expansion, &hits),
+            asked_features: rerank::features(&e.sanitized_question, &expansion, &as_asked),
             expected,
             answerable,
         });

@@ -9,6 +9,7 @@ use policy_avro::ChatTurn;
 use policy_pipeline::outcome::now_millis;
 use policy_pipeline::{Entry, Exit, Outcome, StageName, Turn};
 use policy_search::rerank::{self, FEATURE_NAMES};
+use policy_search::Ranking;
 
 use crate::settings::AppSettings;
 
@@ -64,9 +65,16 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
             );
         }
         let features = rerank::features(&e.sanitized_question, &expansion, &hits);
-        let ranked = stage
-            .reranker()
-            .rerank(&e.sanitized_question, &expansion, hits.clone());
+        let Ranking {
+            hits: ranked,
+            confidence,
+        } = stage.reranker().rank(
+            &e.sanitized_question,
+            &expansion,
+            hits.clone(),
+            hits.len(),
+            &|_| true,
+        );
         let _ = writeln!(
             out,
             "\ncandidates (reranked score; features: {}):",
@@ -87,7 +95,6 @@ pub async fn explain(settings: &AppSettings, turn: ChatTurn) -> anyhow::Result<S
                 f.join(" ")
             );
         }
-        let confidence = stage.reranker().confidence(&ranked);
         let _ = writeln!(out, "\nconfidence {confidence:.3}");
         if let Some(gate) = stage.gate() {
             let serving = chain.serving().current();

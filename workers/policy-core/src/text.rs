@@ -374,6 +374,24 @@ pub fn focus_parts(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words of situation before a question's asking sentence from which that sentence is searched
+/// for besides the whole question ([`asking_part`]); fewer is a preamble the question needs.
+const SITUATION_WORDS: usize = 8;
+
+/// The sentence a question asks in when it first tells a situation ("I returned something
+/// under the change-of-mind rules but my card has since expired. How will you pay the
+/// refund?"): its last sentence ending in a question mark, else its last sentence, after at
+/// least [`SITUATION_WORDS`] words. `None` for one sentence or a short preamble.
+pub fn asking_part(question: &str) -> Option<&str> {
+    let sentences = split_sentences(question);
+    let at = sentences
+        .iter()
+        .rposition(|s| s.ends_with('?'))
+        .unwrap_or(sentences.len().saturating_sub(1));
+    let situation: usize = sentences[..at].iter().map(|s| words(s).count()).sum();
+    (at > 0 && situation >= SITUATION_WORDS).then(|| sentences[at])
+}
+
 /// Words that point back at something said before them ("is that still true?", "can it be
 /// waived?"): a part opening with one asks about what was set aside.
 const POINTING_BACK: &[&str] = &["that", "this", "it", "they", "those", "these", "there"];

@@ -232,3 +232,44 @@ fn what_is_set_aside_is_left_out_of_what_is_asked() {
         Some("can I return a product that is faulty".to_string())
     );
 }
+
+#[test]
+fn the_asking_part_is_the_question_after_a_situation() {
+    assert_eq!(
+        asking_part(
+            "I returned something under the change-of-mind rules but my card has since \
+             expired. How will you pay the refund?"
+        ),
+        Some("How will you pay the refund?")
+    );
+    // The last sentence that asks, even when a remark follows it.
+    assert_eq!(
+        asking_part(
+            "My parcel went to the neighbour and they only gave it to me a week later. \
+             Does the return window start again? Thanks a lot."
+        ),
+        Some("Does the return window start again?")
+    );
+    // Nothing asked with a question mark: the last sentence.
+    assert_eq!(
+        asking_part(
+            "The blender I bought stopped working after two weeks of use. Tell me how a \
+             repair works."
+        ),
+        Some("Tell me how a repair works.")
+    );
+}
+
+#[test]
+fn a_short_preamble_or_a_single_sentence_has_no_asking_part() {
+    assert_eq!(asking_part("How long is the return window?"), None);
+    assert_eq!(
+        asking_part("Quick one. How long is the return window?"),
+        None
+    );
+    assert_eq!(
+        asking_part("How long is the return window? I bought a lamp on sale last week."),
+        None
+    );
+    assert_eq!(asking_part(""), None);
+}

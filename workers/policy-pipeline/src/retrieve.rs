@@ -10,7 +10,8 @@ use policy_core::extract::{references_to_follow, states_asked_quantity};
 use policy_core::text::without_set_aside;
 use policy_core::{ClauseRef, ClauseStatus, QueryExpansion, ReasonCode, RetrievedClause, Tier};
 use policy_search::{
-    ClauseHit, ConfidenceTiers, QueryExpander, Reranker, RetrievalQuery, Retriever, SearchError,
+    ClauseHit, ConfidenceTiers, QueryExpander, Ranking, Reranker, RetrievalQuery, Retriever,
+    SearchError,
 };
 
 use crate::answerability::{topic_of, AnswerabilityGate, VersionMatch};
@@ -305,10 +306,13 @@ impl RetrieveStage {
             return Ok(found);
         }
         let (expansion, hits) = self.candidates(question, region, version_id).await?;
-        let in_domain = hits.iter().map(|h| h.cosine).fold(0.0f32, f32::max);
-        let mut hits = self.reranker.rerank(question, &expansion, hits);
-        hits.truncate(self.top_k);
-        let confidence = self.reranker.confidence(&hits);
+        let in_domain = hits
+            .iter()
+            .map(|h| h.question_cosine)
+            .fold(0.0f32, f32::max);
+        let Ranking { hits, confidence } =
+            self.reranker
+                .rank(question, &expansion, hits, self.top_k, &|_| true);
         let ranked = Arc::new(Ranked {
             expansion,
             hits,
@@ -537,14 +541,13 @@ impl RetrieveStage {
                     .clause(id)
                     .is_some_and(|c| c.rules.contains_key("expense"))
             };
-            let mut hits: Vec<_> = self
-                .reranker
-                .rerank(&enrichment.sanitized_question, &expansion, hits)
-                .into_iter()
-                .filter(|h| carries_rule(&h.clause_id))
-                .collect();
-            hits.truncate(self.top_k);
-            let confidence = self.reranker.confidence(&hits);
+            let Ranking { hits, confidence } = self.reranker.rank(
+                &enrichment.sanitized_question,
+                &expansion,
+                hits,
+                self.top_k,
+                &|h| carries_rule(&h.clause_id),
+            );
             Retrieval {
                 clauses: hits.into_iter().map(retrieved).collect(),
                 confidence,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use policy_search::embed::dot;
 use policy_search::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use policy_search::retriever::{SearchFuture, SharedEmbedder, LEG_DEPTH};
-use policy_search::{ClauseHit, EmbeddedIndex, RetrievalQuery, Retriever};
+use policy_search::{ClauseHit, EmbeddedIndex, QueryVectors, RetrievalQuery, Retriever};
 
 use crate::body;
 use crate::client::{EsClient, StoredChunk, VersionWrite};
@@ -25,7 +25,8 @@ impl ElasticsearchRetriever {
     }
 
     pub async fn search(&self, query: RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, EsError> {
-        let vector = self.embedder.embed_query_async(query.text).await?;
+        let vectors = QueryVectors::embed_async(&self.embedder, query.text).await?;
+        let vector = vectors.search.as_slice();
         let config = self.client.config();
         let lexical = self.client.search(
             "lexical leg",
@@ -38,7 +39,7 @@ impl ElasticsearchRetriever {
         );
         let semantic_request = match config.vector_mode {
             VectorMode::Knn => body::knn_search(
-                &vector,
+                vector,
                 query.region,
                 query.version_id,
                 LEG_DEPTH,
@@ -65,7 +66,7 @@ impl ElasticsearchRetriever {
         // Exact cosine for every vector candidate: kNN's order is approximate and its score is
         // a transform of the similarity; exact mode has not scored at all yet.
         for found in &mut semantic {
-            found.score = dot(&vector, &found.embedding);
+            found.score = dot(vector, &found.embedding);
         }
         // Stable sort: equal scores keep the server's (chunk id) order.
         semantic.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -80,9 +81,19 @@ impl ElasticsearchRetriever {
                     .iter()
                     .chain(&semantic)
                     .filter(|c| c.chunk.clause_id == hit.clause_id)
-                    .map(|c| dot(&vector, &c.embedding))
+                    .map(|c| dot(vector, &c.embedding))
                     .fold(f32::MIN, f32::max);
             }
+            hit.question_cosine = if vectors.blended() {
+                lexical
+                    .iter()
+                    .chain(&semantic)
+                    .filter(|c| c.chunk.clause_id == hit.clause_id)
+                    .map(|c| dot(&vectors.question, &c.embedding))
+                    .fold(f32::MIN, f32::max)
+            } else {
+                hit.cosine
+            };
         }
         hits.truncate(query.top_k);
         Ok(hits)

@@ -132,6 +132,7 @@ impl FakeRetriever {
                     status: ClauseStatus::Active,
                     fused: overlap,
                     cosine: overlap,
+                    question_cosine: overlap,
                     bm25: overlap,
                     lexical_rank: None,
                     vector_rank: None,
@@ -139,6 +140,8 @@ impl FakeRetriever {
                     coverage: 0.0,
                     title_cosine: 0.0,
                     body_cosine: 0.0,
+                    question_title_cosine: 0.0,
+                    question_body_cosine: 0.0,
                     sentence_scores: Vec::new(),
                 }
             })

@@ -37,6 +37,7 @@ pub fn fuse(lexical: &[LegHit<'_>], semantic: &[LegHit<'_>]) -> Vec<ClauseHit> {
                     status: chunk.status,
                     fused: 0.0,
                     cosine: COSINE_UNKNOWN,
+                    question_cosine: COSINE_UNKNOWN,
                     bm25: 0.0,
                     lexical_rank: None,
                     vector_rank: None,
@@ -44,6 +45,8 @@ pub fn fuse(lexical: &[LegHit<'_>], semantic: &[LegHit<'_>]) -> Vec<ClauseHit> {
                     coverage: 0.0,
                     title_cosine: 0.0,
                     body_cosine: 0.0,
+                    question_title_cosine: 0.0,
+                    question_body_cosine: 0.0,
                     sentence_scores: Vec::new(),
                 });
             let rank = rank as u32 + 1;

@@ -13,6 +13,7 @@ pub mod indexer;
 pub mod lexical;
 pub mod minilm;
 pub mod probe;
+pub mod query_vectors;
 pub mod rerank;
 pub mod retriever;
 pub mod spelling;
@@ -23,7 +24,8 @@ pub use cache::{CacheStats, CachedEmbedder};
 pub use embed::{EmbedError, Embedder, MiniLmEmbedder};
 pub use fusion::RRF_K;
 pub use index::{ChunkRecord, EmbeddedIndex, IndexError};
-pub use rerank::{Calibration, ConfidenceTiers, LinearReranker, Reranker, Tier};
+pub use query_vectors::QueryVectors;
+pub use rerank::{Calibration, ConfidenceTiers, LinearReranker, Ranking, Reranker, Tier};
 pub use retriever::{
     ClauseHit, EmbeddedRetriever, IndexExpander, QueryExpander, RetrievalQuery, Retriever,
     SearchError,

@@ -23,6 +23,45 @@ pub trait Reranker: Send + Sync + std::fmt::Debug {
     ) -> Vec<ClauseHit>;
     /// The probability that the top clause answers the question, in [0, 1].
     fn confidence(&self, hits: &[ClauseHit]) -> f64;
+
+    /// `hits` reranked, those `keep` refuses dropped, cut to `top_k`; and the confidence.
+    /// Confidence is read on the same candidates ranked by the question as written
+    /// ([`ClauseHit::as_asked`]): it was fitted on that similarity, and what a blended search
+    /// vector changes is which clause is quoted, not whether the version answers.
+    fn rank(
+        &self,
+        question: &str,
+        expansion: &QueryExpansion,
+        hits: Vec<ClauseHit>,
+        top_k: usize,
+        keep: &dyn Fn(&ClauseHit) -> bool,
+    ) -> Ranking {
+        let rank = |hits: Vec<ClauseHit>| -> Vec<ClauseHit> {
+            let mut ranked: Vec<ClauseHit> = self
+                .rerank(question, expansion, hits)
+                .into_iter()
+                .filter(|h| keep(h))
+                .collect();
+            ranked.truncate(top_k);
+            ranked
+        };
+        let as_asked: Vec<ClauseHit> = hits.iter().map(ClauseHit::as_asked).collect();
+        let confidence = if as_asked == hits {
+            None
+        } else {
+            Some(self.confidence(&rank(as_asked)))
+        };
+        let hits = rank(hits);
+        let confidence = confidence.unwrap_or_else(|| self.confidence(&hits));
+        Ranking { hits, confidence }
+    }
+}
+
+/// Candidates best first and how sure the ranking is that the version answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking {
+    pub hits: Vec<ClauseHit>,
+    pub confidence: f64,
 }
 
 /// Evidence features of one candidate, in [`FEATURE_NAMES`] order.
@@ -219,6 +258,9 @@ impl ConfidenceTiers {
 #[derive(Debug, Clone)]
 pub struct FitQuery {
     pub features: Vec<[f32; FEATURES]>,
+    /// The same candidates' features as the question as written sees them
+    /// ([`ClauseHit::as_asked`]): what confidence is fitted on ([`Reranker::rank`]).
+    pub asked_features: Vec<[f32; FEATURES]>,
     pub expected: Option<usize>,
     pub answerable: bool,
 }
@@ -249,26 +291,30 @@ pub fn fit(queries: &[FitQuery]) -> (Calibration, FitReport) {
         .iter()
         .filter(|q| q.answerable && q.expected.is_none())
         .count();
-    for q in queries {
-        let mut scored: Vec<(usize, f32)> = q
-            .features
+    let scored = |features: &[[f32; FEATURES]]| -> Vec<(usize, f32)> {
+        let mut scored: Vec<(usize, f32)> = features
             .iter()
             .enumerate()
             .map(|(i, x)| (i, dot(&rank_weights, x)))
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let Some(&(best, top_score)) = scored.first() else {
+        scored
+    };
+    for q in queries {
+        let ranked = scored(&q.features);
+        if let (true, Some(expected), Some(&(best, _))) = (q.answerable, q.expected, ranked.first())
+        {
+            top1.1 += 1;
+            top1.0 += (best == expected) as usize;
+            top3 += ranked.iter().take(3).any(|(i, _)| *i == expected) as usize;
+        }
+        let as_asked = scored(&q.asked_features);
+        let Some(&(best, top_score)) = as_asked.first() else {
             rows.push(([0.0, 0.0, 0.0, 0.0, 1.0], 0.0));
             continue;
         };
-        let second = scored.get(1).map_or(0.0, |s| s.1);
-        let correct = q.answerable && q.expected == Some(best);
-        if let (true, Some(expected)) = (q.answerable, q.expected) {
-            top1.1 += 1;
-            top1.0 += correct as usize;
-            top3 += scored.iter().take(3).any(|(i, _)| *i == expected) as usize;
-        }
-        let x = q.features[best];
+        let second = as_asked.get(1).map_or(0.0, |s| s.1);
+        let x = q.asked_features[best];
         rows.push((
             [top_score, top_score - second, x[0], x[4], 1.0],
             q.answerable as u8 as f64,
@@ -423,6 +469,7 @@ mod tests {
             status: policy_core::ClauseStatus::Active,
             fused,
             cosine,
+            question_cosine: cosine,
             bm25: 0.0,
             lexical_rank: None,
             vector_rank: None,
@@ -430,6 +477,8 @@ mod tests {
             coverage: 0.0,
             title_cosine: 0.0,
             body_cosine: 0.0,
+            question_title_cosine: 0.0,
+            question_body_cosine: 0.0,
             sentence_scores: Vec::new(),
         }
     }
@@ -456,22 +505,67 @@ mod tests {
     }
 
     #[test]
+    fn rank_orders_by_the_search_vector_and_reads_confidence_as_asked() {
+        let question = "I moved house last month and the parcel went to my old flat. How long \
+                        do I have to return it?";
+        // The search vector (a blend) finds the return window clearly; the question as
+        // written is closer to the delivery clause.
+        let mut window = hit("b", "Return window", "Return within 30 days.", 0.8, 0.03);
+        window.question_cosine = 0.4;
+        let mut delivery = hit(
+            "a",
+            "Delivery",
+            "We deliver to the address given.",
+            0.3,
+            0.03,
+        );
+        delivery.question_cosine = 0.6;
+        let hits = vec![delivery, window];
+        let reranker = LinearReranker::default();
+        let expansion = QueryExpansion::default();
+        let ranking = reranker.rank(question, &expansion, hits.clone(), 5, &|_| true);
+        assert_eq!(ranking.hits[0].clause_id, "b");
+        assert_eq!(
+            ranking.hits[0].cosine, 0.8,
+            "the hit keeps its search evidence"
+        );
+        let as_asked = reranker.rerank(
+            question,
+            &expansion,
+            hits.iter().map(ClauseHit::as_asked).collect(),
+        );
+        assert_eq!(ranking.confidence, reranker.confidence(&as_asked));
+        assert_ne!(ranking.confidence, reranker.confidence(&ranking.hits));
+
+        // Unblended evidence: one ranking, its own confidence; `keep` and `top_k` apply.
+        let plain: Vec<ClauseHit> = hits.iter().map(ClauseHit::as_asked).collect();
+        let ranking = reranker.rank(question, &expansion, plain, 1, &|h| h.clause_id == "b");
+        assert_eq!(ranking.hits.len(), 1);
+        assert_eq!(ranking.hits[0].clause_id, "b");
+        assert_eq!(ranking.confidence, reranker.confidence(&ranking.hits));
+    }
+
+    #[test]
     fn the_fit_learns_which_feature_ranks_and_a_calibrated_confidence() {
         // Ten queries where the expected candidate has the higher first feature, ten more
         // that should not be answered (every candidate weak).
         let mut queries = Vec::new();
         for i in 0..10 {
             let d = i as f32 * 0.01;
+            let features = vec![
+                [0.3 + d, 0.3, 0.5, 0.5, 0.5, 0.0, 0.5],
+                [0.8 + d, 0.8, 0.5, 0.5, 0.5, 0.0, 0.5],
+            ];
             queries.push(FitQuery {
-                features: vec![
-                    [0.3 + d, 0.3, 0.5, 0.5, 0.5, 0.0, 0.5],
-                    [0.8 + d, 0.8, 0.5, 0.5, 0.5, 0.0, 0.5],
-                ],
+                asked_features: features.clone(),
+                features,
                 expected: Some(1),
                 answerable: true,
             });
+            let features = vec![[0.1 + d, 0.1, 0.1, 0.0, 0.0, 0.0, 0.1]; 2];
             queries.push(FitQuery {
-                features: vec![[0.1 + d, 0.1, 0.1, 0.0, 0.0, 0.0, 0.1]; 2],
+                asked_features: features.clone(),
+                features,
                 expected: None,
                 answerable: false,
             });

@@ -9,6 +9,7 @@ use crate::cache::CachedEmbedder;
 use crate::embed::{dot, EmbedError, Embedder};
 use crate::fusion::{fuse, LegHit, COSINE_UNKNOWN};
 use crate::index::{EmbeddedIndex, IndexError, VectorStore};
+use crate::query_vectors::QueryVectors;
 use crate::spelling::Correction;
 use crate::vocabulary::QueryExpansion;
 use policy_core::ClauseStatus;
@@ -47,8 +48,11 @@ pub struct ClauseHit {
     pub status: ClauseStatus,
     /// Reciprocal-rank fusion score of the best chunk.
     pub fused: f32,
-    /// Best chunk cosine similarity with the query.
+    /// Best chunk cosine similarity with the search vector ([`QueryVectors::search`]).
     pub cosine: f32,
+    /// Best chunk cosine similarity with the question as written ([`QueryVectors::question`]):
+    /// what confidence and the scope checks read.
+    pub question_cosine: f32,
     /// Best chunk BM25 score (0 when the lexical leg did not find it).
     pub bm25: f32,
     pub lexical_rank: Option<u32>,
@@ -58,13 +62,29 @@ pub struct ClauseHit {
     /// Share of the question's words (or their equivalents) the clause covers, set by the
     /// reranker.
     pub coverage: f32,
-    /// Cosine of the question with each sentence of the clause, in order (empty when the
+    /// Cosine of the search vector with each sentence of the clause, in order (empty when the
     /// backend does not know).
     pub sentence_scores: Vec<f32>,
-    /// Cosine of the question with the clause's title chunk and with its whole body chunk
+    /// Cosine of the search vector with the clause's title chunk and with its whole body chunk
     /// (0 when the backend does not know).
     pub title_cosine: f32,
     pub body_cosine: f32,
+    /// The same two with the question as written.
+    pub question_title_cosine: f32,
+    pub question_body_cosine: f32,
+}
+
+impl ClauseHit {
+    /// This hit's evidence as the question as written sees it: its cosines in place of the
+    /// search vector's (the same when the search vector is not a blend).
+    pub fn as_asked(&self) -> ClauseHit {
+        ClauseHit {
+            cosine: self.question_cosine,
+            title_cosine: self.question_title_cosine,
+            body_cosine: self.question_body_cosine,
+            ..self.clone()
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -171,16 +191,17 @@ impl EmbeddedRetriever {
 
     /// Synchronous search, usable from a blocking context.
     pub fn search(&self, query: RetrievalQuery<'_>) -> Result<Vec<ClauseHit>, SearchError> {
-        let vector = self.embedder.embed_query(query.text)?;
-        self.search_with(query, &vector)
+        let vectors = QueryVectors::embed(&self.embedder, query.text)?;
+        self.search_with(query, &vectors)
     }
 
     /// Both legs and fusion for an already embedded query (sub-millisecond: filtered first).
     pub fn search_with(
         &self,
         query: RetrievalQuery<'_>,
-        vector: &[f32],
+        vectors: &QueryVectors,
     ) -> Result<Vec<ClauseHit>, SearchError> {
+        let vector = vectors.search.as_slice();
         let store = self.index.snapshot();
         let lexical = EmbeddedIndex::lexical(
             &store,
@@ -226,36 +247,55 @@ impl EmbeddedRetriever {
             }
         }
         hits.truncate(query.top_k);
-        sentence_scores(&store, query.version_id, vector, &mut hits);
+        chunk_scores(&store, query.version_id, vectors, &mut hits);
         Ok(hits)
     }
 }
 
-/// Each hit's sentences scored against the question, from the sentence chunks the indexer
-/// writes (`{clause}/s{n}`); a one-sentence clause has its body chunk instead.
-fn sentence_scores(store: &VectorStore, version_id: &str, vector: &[f32], hits: &mut [ClauseHit]) {
+/// Each hit's chunks scored: its sentences against the search vector, from the sentence chunks
+/// the indexer writes (`{clause}/s{n}`; a one-sentence clause has its body chunk instead), its
+/// title and body chunks against both vectors, and its best chunk against the question as
+/// written.
+fn chunk_scores(
+    store: &VectorStore,
+    version_id: &str,
+    vectors: &QueryVectors,
+    hits: &mut [ClauseHit],
+) {
     let Some(ids) = store.by_version.get(version_id) else {
         return;
     };
+    let blended = vectors.blended();
     for hit in hits.iter_mut() {
         let prefix = format!("{}/", hit.clause_id);
         let mut by_sentence: Vec<(usize, f32)> = Vec::new();
         let mut body: Option<f32> = None;
+        let mut best_as_asked = f32::MIN;
         for i in ids {
             let chunk = &store.chunks[*i];
             let Some(rest) = chunk.chunk_id.strip_prefix(&prefix) else {
                 continue;
             };
-            let cosine = dot(vector, store.vector(*i));
+            let cosine = dot(&vectors.search, store.vector(*i));
+            let as_asked = if blended {
+                dot(&vectors.question, store.vector(*i))
+            } else {
+                cosine
+            };
+            best_as_asked = best_as_asked.max(as_asked);
             if let Some(n) = rest.strip_prefix('s').and_then(|n| n.parse::<usize>().ok()) {
                 by_sentence.push((n, cosine));
             } else if rest == "0" {
                 body = Some(cosine);
                 hit.body_cosine = cosine;
+                hit.question_body_cosine = as_asked;
             } else if rest == "title" {
                 hit.title_cosine = cosine;
+                hit.question_title_cosine = as_asked;
             }
         }
+        // Unblended, the best chunk is the one fusion scored already.
+        hit.question_cosine = if blended { best_as_asked } else { hit.cosine };
         by_sentence.sort_by_key(|(n, _)| *n);
         hit.sentence_scores = if by_sentence.is_empty() {
             body.into_iter().collect()
@@ -273,8 +313,8 @@ impl Retriever for EmbeddedRetriever {
     fn retrieve<'a>(&'a self, query: RetrievalQuery<'a>) -> SearchFuture<'a> {
         Box::pin(async move {
             // Awaited, not blocking: concurrent misses batch in the model thread.
-            let vector = self.embedder.embed_query_async(query.text).await?;
-            self.search_with(query, &vector)
+            let vectors = QueryVectors::embed_async(&self.embedder, query.text).await?;
+            self.search_with(query, &vectors)
         })
     }
 }

@@ -7,7 +7,7 @@ use policy_search::index::VersionBatch;
 use policy_search::indexer::{fingerprint, index_versions};
 use policy_search::{
     CachedEmbedder, ChunkRecord, EmbedError, EmbeddedIndex, EmbeddedRetriever, Embedder,
-    RetrievalQuery,
+    QueryVectors, RetrievalQuery,
 };
 
 /// Bag-of-letters vectors: deterministic, and similar texts get similar vectors.
@@ -223,4 +223,48 @@ fn a_read_only_reader_follows_its_writer_on_refresh() {
     );
     let refused = reader.replace_versions(Vec::new()).unwrap_err();
     assert!(refused.to_string().contains("read-only"), "{refused}");
+}
+
+#[test]
+fn a_story_is_searched_blended_with_what_it_asks_and_keeps_the_questions_own_cosines() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Arc::new(EmbeddedIndex::open(dir.path()).unwrap());
+    let clauses = vec![
+        chunk("eu-v1", 1, "returns within fourteen days of delivery"),
+        chunk("eu-v1", 2, "parcels are delivered by courier to your door"),
+        chunk("eu-v1", 3, "refunds are paid to the card used"),
+    ];
+    index_versions(&index, &Letters, vec![("eu-v1".into(), clauses)], |_, _| {}).unwrap();
+    let r = retriever(index);
+    let story = "The courier left my parcel with a neighbour who was away for a week. \
+                 How do refunds work?";
+    let query = || RetrievalQuery {
+        expansion: "",
+        text: story,
+        region: "eu",
+        version_id: "eu-v1",
+        top_k: 5,
+    };
+    let blended = r.search(query()).unwrap();
+    let question = r.embedder().embed_query(story).unwrap();
+    let as_written = r
+        .search_with(query(), &QueryVectors::new(question, None))
+        .unwrap();
+    assert!(
+        blended.iter().any(|h| h.cosine != h.question_cosine),
+        "the story was searched with a blend"
+    );
+    for hit in &blended {
+        let same = as_written
+            .iter()
+            .find(|h| h.clause_id == hit.clause_id)
+            .unwrap();
+        assert_eq!(hit.as_asked().cosine, same.cosine, "{}", hit.clause_id);
+        assert_eq!(
+            hit.question_body_cosine, same.body_cosine,
+            "{}",
+            hit.clause_id
+        );
+        assert_eq!(same.question_cosine, same.cosine, "unblended: one cosine");
+    }
 }
