@@ -45,12 +45,10 @@ pub trait Reranker: Send + Sync + std::fmt::Debug {
             ranked.truncate(top_k);
             ranked
         };
-        let as_asked: Vec<ClauseHit> = hits.iter().map(ClauseHit::as_asked).collect();
-        let confidence = if as_asked == hits {
-            None
-        } else {
-            Some(self.confidence(&rank(as_asked)))
-        };
+        let confidence = hits
+            .iter()
+            .any(ClauseHit::searched_with_a_blend)
+            .then(|| self.confidence(&rank(hits.iter().map(ClauseHit::as_asked).collect())));
         let hits = rank(hits);
         let confidence = confidence.unwrap_or_else(|| self.confidence(&hits));
         Ranking { hits, confidence }

@@ -75,6 +75,16 @@ pub struct ClauseHit {
 }
 
 impl ClauseHit {
+    /// Whether the search vector's cosines differ from the question's own.
+    pub fn searched_with_a_blend(&self) -> bool {
+        (self.cosine, self.title_cosine, self.body_cosine)
+            != (
+                self.question_cosine,
+                self.question_title_cosine,
+                self.question_body_cosine,
+            )
+    }
+
     /// This hit's evidence as the question as written sees it: its cosines in place of the
     /// search vector's (the same when the search vector is not a blend).
     pub fn as_asked(&self) -> ClauseHit {
