@@ -380,16 +380,15 @@ const SITUATION_WORDS: usize = 8;
 
 /// The sentence a question asks in when it first tells a situation ("I returned something
 /// under the change-of-mind rules but my card has since expired. How will you pay the
-/// refund?"): its last sentence ending in a question mark, else its last sentence, after at
-/// least [`SITUATION_WORDS`] words. `None` for one sentence or a short preamble.
+/// refund?"): its last sentence ending in a question mark, after at least [`SITUATION_WORDS`]
+/// words. `None` for one sentence, a short preamble, or no question mark (the last sentence
+/// may be a sign-off). A question that seems to point back ("Does that refund go back to my
+/// card?") is kept: "that" is as often a determiner as a pronoun.
 pub fn asking_part(question: &str) -> Option<&str> {
     let sentences = split_sentences(question);
-    let at = sentences
-        .iter()
-        .rposition(|s| s.ends_with('?'))
-        .unwrap_or(sentences.len().saturating_sub(1));
+    let at = sentences.iter().rposition(|s| s.ends_with('?'))?;
     let situation: usize = sentences[..at].iter().map(|s| words(s).count()).sum();
-    (at > 0 && situation >= SITUATION_WORDS).then(|| sentences[at])
+    (situation >= SITUATION_WORDS).then_some(sentences[at])
 }
 
 /// Words that point back at something said before them ("is that still true?", "can it be

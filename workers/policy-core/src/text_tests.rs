@@ -250,13 +250,10 @@ fn the_asking_part_is_the_question_after_a_situation() {
         ),
         Some("Does the return window start again?")
     );
-    // Nothing asked with a question mark: the last sentence.
+    // Eight words of situation are enough.
     assert_eq!(
-        asking_part(
-            "The blender I bought stopped working after two weeks of use. Tell me how a \
-             repair works."
-        ),
-        Some("Tell me how a repair works.")
+        asking_part("My order arrived late and the box was crushed. Can I return it?"),
+        Some("Can I return it?")
     );
 }
 
@@ -272,4 +269,17 @@ fn a_short_preamble_or_a_single_sentence_has_no_asking_part() {
         None
     );
     assert_eq!(asking_part(""), None);
+    // Seven words of situation are a preamble.
+    assert_eq!(
+        asking_part("My order arrived late, the box crushed. Can I return it?"),
+        None
+    );
+    // No question mark: the last sentence may be a sign-off, not what is asked.
+    assert_eq!(
+        asking_part(
+            "The blender I bought stopped working after two weeks of use. I need a repair. \
+             Thanks."
+        ),
+        None
+    );
 }

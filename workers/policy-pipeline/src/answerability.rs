@@ -227,7 +227,8 @@ impl AnswerabilityGate {
     }
 
     /// The library match that puts the question out of domain, if one does: the general
-    /// library against `in_domain` (the best cosine of any clause of the version in force),
+    /// library against `in_domain` (the best cosine of the question as written with any
+    /// candidate clause of the version in force),
     /// or the foreign-policy library against both that and the retail library.
     pub fn out_of_domain_match<'m>(
         &self,

@@ -44,8 +44,8 @@ type RankedKey = (String, String, String, String);
 const RANKED_ENTRIES: usize = 4096;
 
 /// A version's answer to a question: its words as the version knows them, the reranked
-/// candidates cut to `top_k`, the confidence, and the best cosine of any candidate before the
-/// cut (how close the version comes to the question at all).
+/// candidates cut to `top_k`, the confidence, and the best cosine of the question as written
+/// with any candidate before the cut (how close the version comes to the question at all).
 #[derive(Debug)]
 pub struct Ranked {
     pub expansion: QueryExpansion,
@@ -548,6 +548,9 @@ impl RetrieveStage {
                 self.top_k,
                 &|h| carries_rule(&h.clause_id),
             );
+            // A false approval is worse than an escalation: when the question was searched
+            // with a blend, the rule chosen must also stand out in the ranking that chose it.
+            let confidence = confidence.min(self.reranker.confidence(&hits));
             Retrieval {
                 clauses: hits.into_iter().map(retrieved).collect(),
                 confidence,

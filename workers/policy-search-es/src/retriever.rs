@@ -84,6 +84,9 @@ impl ElasticsearchRetriever {
                     .map(|c| dot(vector, &c.embedding))
                     .fold(f32::MIN, f32::max);
             }
+            // As for a lexical-only hit: over the chunks of that clause we have (every chunk of
+            // the version in exact mode; in kNN mode those either leg returned, so it can fall
+            // short of the embedded backend's).
             hit.question_cosine = if vectors.blended() {
                 lexical
                     .iter()

@@ -54,17 +54,19 @@ impl QueryVectors {
         ))
     }
 
-    /// Embeds `text` and its asking sentence through the batcher (concurrent misses are
-    /// embedded together).
+    /// Embeds `text` and its asking sentence through the batcher, side by side (concurrent
+    /// misses share a model batch).
     pub async fn embed_async<E: Embedder>(
         embedder: &CachedEmbedder<E>,
         text: &str,
     ) -> Result<QueryVectors, EmbedError> {
-        let question = embedder.embed_query_async(text).await?;
-        let asked = match asking_part(text) {
-            Some(part) => Some(embedder.embed_query_async(part).await?),
-            None => None,
+        let asked = async {
+            match asking_part(text) {
+                Some(part) => embedder.embed_query_async(part).await.map(Some),
+                None => Ok(None),
+            }
         };
+        let (question, asked) = tokio::try_join!(embedder.embed_query_async(text), asked)?;
         Ok(QueryVectors::new(
             question,
             asked.as_deref().map(Vec::as_slice),

@@ -47,7 +47,7 @@ pub trait Reranker: Send + Sync + std::fmt::Debug {
         };
         let confidence = hits
             .iter()
-            .any(ClauseHit::searched_with_a_blend)
+            .any(ClauseHit::differs_as_asked)
             .then(|| self.confidence(&rank(hits.iter().map(ClauseHit::as_asked).collect())));
         let hits = rank(hits);
         let confidence = confidence.unwrap_or_else(|| self.confidence(&hits));

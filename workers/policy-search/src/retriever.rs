@@ -75,8 +75,9 @@ pub struct ClauseHit {
 }
 
 impl ClauseHit {
-    /// Whether the search vector's cosines differ from the question's own.
-    pub fn searched_with_a_blend(&self) -> bool {
+    /// Whether the question as written sees this hit otherwise than the search vector does
+    /// (its cosines differ: the search vector was a blend).
+    pub fn differs_as_asked(&self) -> bool {
         (self.cosine, self.title_cosine, self.body_cosine)
             != (
                 self.question_cosine,

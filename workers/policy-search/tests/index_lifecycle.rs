@@ -7,7 +7,7 @@ use policy_search::index::VersionBatch;
 use policy_search::indexer::{fingerprint, index_versions};
 use policy_search::{
     CachedEmbedder, ChunkRecord, EmbedError, EmbeddedIndex, EmbeddedRetriever, Embedder,
-    QueryVectors, RetrievalQuery,
+    QueryVectors, RetrievalQuery, Retriever,
 };
 
 /// Bag-of-letters vectors: deterministic, and similar texts get similar vectors.
@@ -246,6 +246,14 @@ fn a_story_is_searched_blended_with_what_it_asks_and_keeps_the_questions_own_cos
         top_k: 5,
     };
     let blended = r.search(query()).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let served = runtime.block_on(r.retrieve(query())).unwrap();
+    assert_eq!(
+        served, blended,
+        "the served (async) path searches the same way"
+    );
     let question = r.embedder().embed_query(story).unwrap();
     let as_written = r
         .search_with(query(), &QueryVectors::new(question, None))
