@@ -72,28 +72,24 @@ impl ElasticsearchRetriever {
         semantic.sort_by(|a, b| b.score.total_cmp(&a.score));
         let candidates = &semantic[..semantic.len().min(LEG_DEPTH)];
         let mut hits = fuse(&leg(&lexical), &leg(candidates));
+        // The best cosine among the chunks we have of a clause: every chunk of the version in
+        // exact mode; in kNN mode those either leg returned (which include a lexical hit itself,
+        // but may fall short of the embedded backend's best chunk).
+        let best_cosine = |clause_id: &str, vector: &[f32]| {
+            lexical
+                .iter()
+                .chain(&semantic)
+                .filter(|c| c.chunk.clause_id == clause_id)
+                .map(|c| dot(vector, &c.embedding))
+                .fold(f32::MIN, f32::max)
+        };
         for hit in &mut hits {
             if hit.cosine == COSINE_UNKNOWN {
-                // Found lexically only: best cosine among the chunks we have of that clause
-                // (exact mode fetched every chunk of the version, kNN mode those either leg
-                // returned, which include the lexical hit itself).
-                hit.cosine = lexical
-                    .iter()
-                    .chain(&semantic)
-                    .filter(|c| c.chunk.clause_id == hit.clause_id)
-                    .map(|c| dot(vector, &c.embedding))
-                    .fold(f32::MIN, f32::max);
+                // Found lexically only: the reranker still needs its cosine.
+                hit.cosine = best_cosine(&hit.clause_id, vector);
             }
-            // As for a lexical-only hit: over the chunks of that clause we have (every chunk of
-            // the version in exact mode; in kNN mode those either leg returned, so it can fall
-            // short of the embedded backend's).
             hit.question_cosine = if vectors.blended() {
-                lexical
-                    .iter()
-                    .chain(&semantic)
-                    .filter(|c| c.chunk.clause_id == hit.clause_id)
-                    .map(|c| dot(&vectors.question, &c.embedding))
-                    .fold(f32::MIN, f32::max)
+                best_cosine(&hit.clause_id, &vectors.question)
             } else {
                 hit.cosine
             };
