@@ -864,6 +864,51 @@ mod tests {
         }
     }
 
+    /// A backend that searched a blended question: every candidate's cosine with the question
+    /// as written is a tenth of its cosine with the search vector.
+    struct Blended(policy_search::fakes::FakeRetriever);
+
+    impl Retriever for Blended {
+        fn backend(&self) -> &str {
+            "blended"
+        }
+        fn retrieve<'a>(
+            &'a self,
+            query: RetrievalQuery<'a>,
+        ) -> policy_search::retriever::SearchFuture<'a> {
+            Box::pin(async move {
+                let mut hits = self.0.retrieve(query).await?;
+                for hit in &mut hits {
+                    hit.question_cosine = hit.cosine / 10.0;
+                }
+                Ok(hits)
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn how_near_the_policy_a_question_is_reads_it_as_written() {
+        let corpus = crate::fakes::tiny_corpus();
+        let stage = RetrieveStage::new(
+            Arc::new(Blended(policy_search::fakes::FakeRetriever::new(
+                corpus.clone(),
+            ))),
+            Arc::new(policy_search::LinearReranker::default()),
+            ConfidenceTiers {
+                answer: 0.7,
+                disclaimer: 0.4,
+            },
+            3,
+        );
+        let question = "How long is the return window for opened electronics?";
+        let (_, hits) = stage.candidates(question, "eu", "eu-v1").await.unwrap();
+        let best = |cosine: fn(&ClauseHit) -> f32| hits.iter().map(cosine).fold(0.0, f32::max);
+        assert!(best(|h| h.cosine) > 0.0, "the fake finds the window clause");
+        let ranked = stage.ranked("sha", question, "eu", "eu-v1").await.unwrap();
+        assert_eq!(ranked.in_domain, best(|h| h.question_cosine));
+        assert!(ranked.in_domain < best(|h| h.cosine));
+    }
+
     #[test]
     fn of_several_references_the_one_retrieval_ranked_is_followed() {
         let serving = ServingState::from_corpus(crate::fakes::tiny_corpus());
