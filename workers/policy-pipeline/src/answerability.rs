@@ -348,6 +348,14 @@ impl AnswerabilityGate {
         found
     }
 
+    /// Whether `subjects` are all the question asks about: the version in force speaks of
+    /// none of its words ([`QueryExpansion::spoken_of`]). "Are you hiring opticians, and what
+    /// is the salary?" asks only about its foreign phrases; in "I was in hospital, can the
+    /// window be extended?" the phrase is context for the window.
+    pub fn asks_only_about(subjects: &[ForeignSubject], expansion: &QueryExpansion) -> bool {
+        !subjects.is_empty() && !expansion.words().any(|t| expansion.spoken_of(t))
+    }
+
     fn scope(&self, serving: &ServingState, region: &str) -> Arc<RegionScope> {
         let key = (serving.manifest_sha.clone(), region.to_string());
         let mut scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
@@ -665,6 +673,57 @@ mod tests {
         assert!(!AnswerabilityGate::names_any(
             "Trade in: how does it work?",
             &["trade".to_string()]
+        ));
+    }
+
+    #[test]
+    fn foreign_phrases_are_all_a_question_asks_when_the_version_speaks_of_none_of_its_words() {
+        use policy_core::expansion::QueryTerm;
+        let term = |word: &str, in_version: bool, equivalents: &[&str], phrase: bool| QueryTerm {
+            word: word.into(),
+            in_version,
+            equivalents: equivalents.iter().map(|e| e.to_string()).collect(),
+            phrase,
+            nearest_cosine: 0.5,
+        };
+        let salary = ForeignSubject {
+            phrase: "salary".into(),
+            foreign: DomainMatch {
+                similarity: 0.4,
+                nearest: "employment: salary".into(),
+            },
+            retail: 0.28,
+        };
+        let hiring = QueryExpansion {
+            terms: vec![
+                term("hiring", false, &[], false),
+                term("opticians", false, &["optics"], false),
+                term("salary", false, &["pay"], false),
+            ],
+        };
+        assert!(AnswerabilityGate::asks_only_about(
+            std::slice::from_ref(&salary),
+            &hiring
+        ));
+        // Nothing foreign found: nothing to ask about.
+        assert!(!AnswerabilityGate::asks_only_about(&[], &hiring));
+        // A word the version uses ("window"), or one a phrase of the question has an
+        // equivalent for ("money back" -> "refund"): the question asks about that too.
+        let mut window = hiring.clone();
+        window.terms.push(term("window", true, &[], false));
+        assert!(!AnswerabilityGate::asks_only_about(
+            std::slice::from_ref(&salary),
+            &window
+        ));
+        let mut money_back = hiring.clone();
+        money_back.terms.extend([
+            term("money", false, &[], false),
+            term("back", false, &[], false),
+            term("money back", false, &["refund"], true),
+        ]);
+        assert!(!AnswerabilityGate::asks_only_about(
+            std::slice::from_ref(&salary),
+            &money_back
         ));
     }
 

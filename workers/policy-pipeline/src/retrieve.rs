@@ -646,9 +646,11 @@ impl RetrieveStage {
                 )
                 .await;
             // A phrase alone may be context ("I was in hospital, can the window be
-            // extended?"): the whole question must lean the same way.
+            // extended?"): the whole question must lean the same way, or ask about nothing
+            // else.
             let leans_foreign = match subjects.is_empty() {
                 true => false,
+                false if AnswerabilityGate::asks_only_about(&subjects, &expansion) => true,
                 false => gate
                     .out_of_domain(&enrichment.sanitized_question)
                     .await
