@@ -37,6 +37,7 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
                     if b != b'.'
                         || (!ABBREVIATIONS.contains(&word.as_str())
                             && !is_number
+                            && !abbreviates_before_amount(&line[word_start..i], &line[i + 1..])
                             && next_starts_sentence)
                     {
                         push_trimmed(&mut sentences, &line[start..=i]);
@@ -49,6 +50,23 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
         }
     }
     sentences
+}
+
+/// Whether `word` (before a period) is a short abbreviation written before an amount, such as
+/// a currency or a number sign: "Rs. 1,500", "Nr. 4". Two letters, a capital and a small one
+/// (three would take in names: "Ask Ann. 30 days apply."), and the next word a number that is
+/// not a list item's ("2. ").
+fn abbreviates_before_amount(word: &str, rest: &str) -> bool {
+    let mut letters = word.chars();
+    let short_titlecase = word.chars().count() == 2
+        && letters.next().is_some_and(|c| c.is_ascii_uppercase())
+        && letters.all(|c| c.is_ascii_lowercase());
+    let next = rest.split_whitespace().next().unwrap_or("");
+    let list_item = {
+        let digits = next.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && digits + 1 == next.len() && next.ends_with(['.', ')'])
+    };
+    short_titlecase && next.starts_with(|c: char| c.is_ascii_digit()) && !list_item
 }
 
 fn split_list_items(block: &str) -> Vec<&str> {

@@ -29,6 +29,33 @@ fn sentences_never_split_numbers_or_abbreviations() {
 }
 
 #[test]
+fn an_abbreviation_before_an_amount_does_not_end_a_sentence() {
+    let s = split_sentences(
+        "Standard delivery costs Rs. 450 an order. We give store credit of Rs. 1,500. \
+         The credit can be spent for six months.",
+    );
+    assert_eq!(
+        s,
+        [
+            "Standard delivery costs Rs. 450 an order.",
+            "We give store credit of Rs. 1,500.",
+            "The credit can be spent for six months."
+        ]
+    );
+    // A numbered rule after a short name, and a sentence that starts with a number, still
+    // start sentences of their own.
+    assert_eq!(
+        split_sentences("Goods ship within the EU. 2. Refunds follow. Ask Ann. 30 days apply."),
+        [
+            "Goods ship within the EU.",
+            "2. Refunds follow.",
+            "Ask Ann.",
+            "30 days apply."
+        ]
+    );
+}
+
+#[test]
 fn lowercase_continuation_is_not_a_new_sentence() {
     let s = split_sentences("Orders ship from the U.S. warehouse within two days.");
     assert_eq!(s.len(), 1);
