@@ -380,6 +380,24 @@ fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
             chosen.push(i);
         }
     }
+    // A question asking for a quantity ("how much is a voucher?") is not answered by a
+    // sentence that only defines the thing: the best sentence stating the quantity, about
+    // something the question asks, goes with it.
+    let answers_quantity = |i: usize| {
+        states_quantity(sentences[i], &q.wants)
+            || !deferred_quantity_references(sentences[i], &q.wants).is_empty()
+    };
+    if q.wants.any()
+        && chosen.len() < MAX_QUOTED_SENTENCES
+        && !chosen.iter().any(|&i| answers_quantity(i))
+    {
+        let stating = (0..scored.len())
+            .filter(|i| !chosen.contains(i) && answers_quantity(*i))
+            .filter(|&i| scored[i].covered.iter().any(|c| *c))
+            .filter(|&i| scored[i].score >= 0.5 * scored[best].score)
+            .max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score));
+        chosen.extend(stating);
+    }
     // A sentence that starts "This period..." brings the one it refers to.
     for i in chosen.clone() {
         if i > 0 && leans_on_previous(sentences[i]) && !chosen.contains(&(i - 1)) {
@@ -529,6 +547,34 @@ mod tests {
             extract.answer_text().contains("thirty (30) days"),
             "{}",
             extract.answer_text()
+        );
+    }
+
+    #[test]
+    fn a_definition_is_quoted_with_the_sentence_stating_the_amount_asked_for() {
+        // The definition covers every word of the question; only the second states a price.
+        let text = "(a) An \"Eye-Test Voucher\" is a code, sold by us, that pays for one sight \
+            examination with a Partner Practice named on our website. (b) A voucher costs 35 \
+            euros and can be used for twelve months from the day it is bought. (c) You book \
+            directly with the Partner Practice and quote the code. (d) The prescription issued \
+            at the examination belongs to you and may be used with any retailer.";
+        let c = [RetrievedClause::new("nl-v3#sec-2.2", text, 0.9)];
+        let answer = |question: &str| {
+            extract_answer(question, &QueryExpansion::default(), &c, 0.05)
+                .unwrap()
+                .quotes[0]
+                .sentences
+                .clone()
+        };
+        let sentences = answer("How much is an Eye-Test Voucher?");
+        assert_eq!(sentences.len(), 2, "{sentences:?}");
+        assert!(sentences[0].starts_with("(a) An \"Eye-Test Voucher\""));
+        assert!(sentences[1].contains("costs 35 euros"));
+        // Asked for no quantity: the definition alone.
+        let sentences = answer("What is an Eye-Test Voucher?");
+        assert!(
+            !sentences.iter().any(|s| s.contains("costs")),
+            "{sentences:?}"
         );
     }
 
