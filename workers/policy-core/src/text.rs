@@ -676,7 +676,25 @@ const DURATION_UNITS: &[&str] = &[
     "fortnight",
     "fortnights",
 ];
-const CURRENCY_SIGNS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '₽', '฿'];
+/// A currency sign: Unicode's currency symbols ($, ¢ to ¥, the Currency Symbols block with €,
+/// ₹, ₱, ₺ ..., and the few outside it), not a list of the currencies one corpus uses.
+fn is_currency_sign(c: char) -> bool {
+    matches!(c,
+        '$' | '\u{A2}'..='\u{A5}' | '\u{58F}' | '\u{60B}' | '\u{9F2}' | '\u{9F3}' | '\u{E3F}'
+        | '\u{17DB}' | '\u{20A0}'..='\u{20CF}' | '\u{FDFC}' | '\u{FE69}' | '\u{FF04}'
+        | '\u{FFE0}' | '\u{FFE1}' | '\u{FFE5}' | '\u{FFE6}')
+}
+
+/// ISO 4217 codes of the currencies in use, counted only when written in capitals ("AED 115",
+/// "ARS 5.000"): in small letters several are words ("all", "top", "try", "cup").
+const ISO_4217: &str = "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND \
+    BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN \
+    ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD \
+    JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT \
+    MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR \
+    RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND \
+    TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR ZMW ZWL";
+
 const CURRENCY_WORDS: &[&str] = &[
     "usd", "eur", "gbp", "jpy", "inr", "cad", "aud", "nzd", "sgd", "zar", "brl", "mxn", "chf",
     "rs", "dollar", "dollars", "euro", "euros", "pound", "pounds", "rupee", "rupees", "real",
@@ -714,22 +732,24 @@ pub(crate) const MONTHS: &[&str] = &[
 /// neighbours: a unit of time after it (a duration), a currency sign or word around it (money),
 /// a percent sign or "per cent" (percent), a month name next to it (a date), else a count.
 pub fn stated_quantities(text: &str) -> QuantityKinds {
-    let tokens: Vec<String> = text
+    let raw: Vec<&str> = text
         .split_whitespace()
-        .map(|t| {
-            t.trim_matches(|c: char| {
-                !c.is_alphanumeric() && !CURRENCY_SIGNS.contains(&c) && c != '%'
-            })
-            .to_lowercase()
-        })
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && !is_currency_sign(c) && c != '%'))
         .filter(|t| !t.is_empty())
         .collect();
+    let tokens: Vec<String> = raw.iter().map(|t| t.to_lowercase()).collect();
+    let iso_code = |i: usize| {
+        raw.get(i).is_some_and(|t| {
+            t.len() == 3
+                && t.bytes().all(|b| b.is_ascii_uppercase())
+                && ISO_4217.split_whitespace().any(|code| code == *t)
+        })
+    };
     let is_number = |t: &str| {
         t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|(w, _)| *w == t)
     };
     let currency = |t: &str| {
-        t.chars().any(|c| CURRENCY_SIGNS.contains(&c))
-            || CURRENCY_WORDS.contains(&t.trim_end_matches('.'))
+        t.chars().any(is_currency_sign) || CURRENCY_WORDS.contains(&t.trim_end_matches('.'))
     };
     let mut kinds = QuantityKinds::default();
     for (i, token) in tokens.iter().enumerate() {
@@ -744,7 +764,12 @@ pub fn stated_quantities(text: &str) -> QuantityKinds {
             || (next(1) == "per" && next(2) == "cent")
         {
             kinds.percent = true;
-        } else if currency(token) || currency(prev) || currency(next(1)) {
+        } else if currency(token)
+            || currency(prev)
+            || currency(next(1))
+            || (i > 0 && iso_code(i - 1))
+            || iso_code(i + 1)
+        {
             kinds.money = true;
         } else if (1..=3).any(|k| DURATION_UNITS.contains(&next(k))) {
             kinds.duration = true;

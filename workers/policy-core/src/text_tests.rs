@@ -200,6 +200,14 @@ fn quantities_are_read_with_their_units() {
     assert!(stated_quantities("returned until 15 January of the following year").date);
     assert!(stated_quantities("within 10 Business Days").duration);
     assert!(stated_quantities("up to 3 devices").count);
+    // Any currency sign, and an ISO 4217 code in capitals, on either side of the amount.
+    assert!(stated_quantities("Charge: ₱180 per order").money);
+    assert!(stated_quantities("a fee of 40 ₺ applies").money);
+    assert!(stated_quantities("the monthly fee is AED 115").money);
+    assert!(stated_quantities("we charge 5.000 ARS for the label").money);
+    // In small letters a code is a word: "all 3 items" is a count.
+    let k = stated_quantities("return all 3 items");
+    assert!(k.count && !k.money);
     assert!(!stated_quantities("Refunds go to the original payment method.").any());
 }
 
