@@ -381,8 +381,9 @@ fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
         }
     }
     // A question asking for a quantity ("how much is a voucher?") is not answered by a
-    // sentence that only defines the thing: the best sentence stating the quantity, about
-    // something the question asks, goes with it.
+    // sentence that only defines the thing: the best sentence of the clause stating the
+    // quantity goes with it, if it scores half the best one ("2. Charge: ₱180 per order"
+    // shares no word with "how much does same-day delivery cost?", the clause's title does).
     let answers_quantity = |i: usize| {
         states_quantity(sentences[i], &q.wants)
             || !deferred_quantity_references(sentences[i], &q.wants).is_empty()
@@ -393,7 +394,6 @@ fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
     {
         let stating = (0..scored.len())
             .filter(|i| !chosen.contains(i) && answers_quantity(*i))
-            .filter(|&i| scored[i].covered.iter().any(|c| *c))
             .filter(|&i| scored[i].score >= 0.5 * scored[best].score)
             .max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score));
         chosen.extend(stating);
