@@ -112,6 +112,8 @@ impl QuestionTerms {
 /// One sentence of a clause, scored for the question.
 struct Scored {
     covered: Vec<bool>,
+    /// It states the kind of quantity asked for, or leaves it to a clause it refers to.
+    answers_quantity: bool,
     score: f32,
 }
 
@@ -160,9 +162,10 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
             } else {
                 q.weight(&covered)
             };
+            let answers_quantity = q.wants.any() && (stating || deferring);
             let quantity = if !q.wants.any() {
                 0.0
-            } else if stating || deferring {
+            } else if answers_quantity {
                 0.35
             } else if states {
                 0.05
@@ -171,6 +174,7 @@ fn score_sentences(q: &QuestionTerms, clause: &RetrievedClause, sentences: &[&st
             };
             Scored {
                 covered,
+                answers_quantity,
                 score: coverage + semantic + quantity - 0.01 * i as f32,
             }
         })
@@ -384,16 +388,12 @@ fn quote(q: &QuestionTerms, clause: &RetrievedClause) -> Vec<String> {
     // sentence that only defines the thing: the best sentence of the clause stating the
     // quantity goes with it, if it scores half the best one ("2. Charge: ₱180 per order"
     // shares no word with "how much does same-day delivery cost?", the clause's title does).
-    let answers_quantity = |i: usize| {
-        states_quantity(sentences[i], &q.wants)
-            || !deferred_quantity_references(sentences[i], &q.wants).is_empty()
-    };
     if q.wants.any()
         && chosen.len() < MAX_QUOTED_SENTENCES
-        && !chosen.iter().any(|&i| answers_quantity(i))
+        && !chosen.iter().any(|&i| scored[i].answers_quantity)
     {
         let stating = (0..scored.len())
-            .filter(|i| !chosen.contains(i) && answers_quantity(*i))
+            .filter(|&i| !chosen.contains(&i) && scored[i].answers_quantity)
             .filter(|&i| scored[i].score >= 0.5 * scored[best].score)
             .max_by(|&a, &b| scored[a].score.total_cmp(&scored[b].score));
         chosen.extend(stating);
