@@ -61,12 +61,8 @@ fn abbreviates_before_amount(word: &str, rest: &str) -> bool {
     let short_titlecase = word.chars().count() == 2
         && letters.next().is_some_and(|c| c.is_ascii_uppercase())
         && letters.all(|c| c.is_ascii_lowercase());
-    let next = rest.split_whitespace().next().unwrap_or("");
-    let list_item = {
-        let digits = next.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0 && digits + 1 == next.len() && next.ends_with(['.', ')'])
-    };
-    short_titlecase && next.starts_with(|c: char| c.is_ascii_digit()) && !list_item
+    let rest = rest.trim_start();
+    short_titlecase && rest.starts_with(|c: char| c.is_ascii_digit()) && !is_numbered_item(rest)
 }
 
 fn split_list_items(block: &str) -> Vec<&str> {

@@ -42,6 +42,11 @@ fn an_abbreviation_before_an_amount_does_not_end_a_sentence() {
             "The credit can be spent for six months."
         ]
     );
+    // At the end of a paragraph too: "300." is the amount, not a numbered rule.
+    assert_eq!(
+        split_sentences("Delivery to a counter costs Rs. 300."),
+        ["Delivery to a counter costs Rs. 300."]
+    );
     // A numbered rule after a short name, and a sentence that starts with a number, still
     // start sentences of their own.
     assert_eq!(
