@@ -1,12 +1,14 @@
 //! A corpus: the manifest plus every clause of every version. [`load_dir`] is the one place in
 //! this crate that touches the file system; everything else works on the loaded value.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::clause::{parse_clauses, Clause, ClauseOrigin};
 use crate::manifest::{Manifest, ManifestError, ManifestErrors};
 use crate::rules::rule_mismatches;
+use crate::script::scripts_in;
+use unicode_script::Script;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
@@ -37,6 +39,9 @@ pub struct Corpus {
     rule_problems: BTreeMap<String, Vec<String>>,
     /// What the expense rules of every version are about ([`crate::decision::expense_words`]).
     expense_words: BTreeSet<String>,
+    /// The scripts the clauses are written in ([`crate::script`]): what a message must mostly be
+    /// written in for the policy to be compared with it.
+    scripts: HashSet<Script>,
     /// Digest of the manifest and every document: what a turn served from a directory pins
     /// (two checkouts with one manifest but other clause texts are other corpora).
     content_sha: String,
@@ -116,6 +121,11 @@ impl Corpus {
             }
         }
         let expense_words = crate::decision::expense_words(&clauses);
+        let scripts = clauses
+            .iter()
+            .flat_map(|c| [c.title.as_str(), c.text.as_str()])
+            .flat_map(scripts_in)
+            .collect();
         Corpus {
             manifest,
             clauses,
@@ -123,6 +133,7 @@ impl Corpus {
             failed_versions,
             rule_problems: rule_problems_by_version,
             expense_words,
+            scripts,
             content_sha,
         }
     }
@@ -164,6 +175,11 @@ impl Corpus {
     /// The words expense requests name: for telling one from a policy question.
     pub fn expense_words(&self) -> &BTreeSet<String> {
         &self.expense_words
+    }
+
+    /// The scripts the clauses are written in.
+    pub fn scripts(&self) -> &HashSet<Script> {
+        &self.scripts
     }
 
     /// Rules that disagree with their clause's text, per version.

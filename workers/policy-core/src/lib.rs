@@ -24,6 +24,7 @@ pub mod region;
 pub mod retention;
 pub mod rules;
 pub mod scope;
+pub mod script;
 pub mod text;
 pub mod version;
 

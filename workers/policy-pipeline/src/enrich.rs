@@ -9,6 +9,7 @@ use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact,
 use policy_core::injection::Signal;
 use policy_core::intent::{detect_intent, TurnSubjects};
 use policy_core::memo::Memo;
+use policy_core::script::mostly_unread;
 use policy_core::version::VersionOutcome;
 use policy_core::{resolve_region, Intent, ReasonCode, RegionSignals, VersionResolver};
 use policy_search::retriever::SharedEmbedder;
@@ -252,6 +253,23 @@ impl Enricher {
                     "the message asks the assistant to act (\"{asked}\"): an action on an \
                      account or a payment, or a commitment, is for a person; the assistant \
                      answers policy questions"
+                )],
+            );
+        }
+        // After the injection check, so an attack in a script the guard reads is named as one.
+        if let Some(unread) =
+            mostly_unread(&enrichment.sanitized_question, ctx.serving.corpus.scripts())
+        {
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::UnsupportedScript,
+                vec![format!(
+                    "the message is written in {} script ({:.0} % of its letters in scripts \
+                     the policy is not written in): no clause can be matched with it or an \
+                     answer checked against it",
+                    unread.name(),
+                    unread.share * 100.0
                 )],
             );
         }
