@@ -39,9 +39,10 @@ pub struct Corpus {
     rule_problems: BTreeMap<String, Vec<String>>,
     /// What the expense rules of every version are about ([`crate::decision::expense_words`]).
     expense_words: BTreeSet<String>,
-    /// The scripts the clauses are written in ([`crate::script`]): what a message must mostly be
-    /// written in for the policy to be compared with it.
-    scripts: HashSet<Script>,
+    /// The scripts each version's clauses are written in ([`crate::script`]): what a message
+    /// must mostly be written in for that version to be compared with it. Per version, so
+    /// publishing a region in another script changes nothing for the others.
+    scripts: HashMap<String, HashSet<Script>>,
     /// Digest of the manifest and every document: what a turn served from a directory pins
     /// (two checkouts with one manifest but other clause texts are other corpora).
     content_sha: String,
@@ -121,11 +122,12 @@ impl Corpus {
             }
         }
         let expense_words = crate::decision::expense_words(&clauses);
-        let scripts = clauses
-            .iter()
-            .flat_map(|c| [c.title.as_str(), c.text.as_str()])
-            .flat_map(scripts_in)
-            .collect();
+        let mut scripts: HashMap<String, HashSet<Script>> = HashMap::new();
+        for clause in &clauses {
+            let version = scripts.entry(clause.version_id.clone()).or_default();
+            version.extend(scripts_in(&clause.title));
+            version.extend(scripts_in(&clause.text));
+        }
         Corpus {
             manifest,
             clauses,
@@ -177,9 +179,9 @@ impl Corpus {
         &self.expense_words
     }
 
-    /// The scripts the clauses are written in.
-    pub fn scripts(&self) -> &HashSet<Script> {
-        &self.scripts
+    /// The scripts a version's clauses are written in (`None`: no such version is served).
+    pub fn scripts(&self, version_id: &str) -> Option<&HashSet<Script>> {
+        self.scripts.get(version_id)
     }
 
     /// Rules that disagree with their clause's text, per version.

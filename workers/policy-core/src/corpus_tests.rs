@@ -155,3 +155,22 @@ fn the_content_digest_names_the_manifest_and_every_document() {
     );
     assert_ne!(load_dir(dir.path()).unwrap().content_sha(), edited);
 }
+
+#[test]
+fn each_version_reads_the_scripts_its_own_clauses_are_written_in() {
+    use unicode_script::Script;
+    let dir = corpus_dir();
+    write(
+        dir.path(),
+        "eu/v2/japanese.md",
+        "## 3 返品\n返品は30日以内です。\n".as_bytes(),
+    );
+    let corpus = load_dir(dir.path()).unwrap();
+    let v1 = corpus.scripts("eu-v1").unwrap();
+    assert_eq!(v1, &std::collections::HashSet::from([Script::Latin]));
+    let v2 = corpus.scripts("eu-v2").unwrap();
+    assert!(
+        v2.contains(&Script::Han) && v2.contains(&Script::Hiragana) && v2.contains(&Script::Latin)
+    );
+    assert_eq!(corpus.scripts("eu-v9"), None);
+}

@@ -256,23 +256,6 @@ impl Enricher {
                 )],
             );
         }
-        // After the injection check, so an attack in a script the guard reads is named as one.
-        if let Some(unread) =
-            mostly_unread(&enrichment.sanitized_question, ctx.serving.corpus.scripts())
-        {
-            return stop(
-                &turn,
-                Some(&enrichment),
-                ReasonCode::UnsupportedScript,
-                vec![format!(
-                    "the message is written in {} script ({:.0} % of its letters in scripts \
-                     the policy is not written in): no clause can be matched with it or an \
-                     answer checked against it",
-                    unread.name(),
-                    unread.share * 100.0
-                )],
-            );
-        }
         let subject = match prefetched
             .subject
             .map(|lookup| subject_of(lookup, &turn.turn))
@@ -386,6 +369,27 @@ impl Enricher {
                     vec![escalation.to_string()],
                 );
             }
+        }
+        // Last, so an attack in a script the guard reads is named as one, and the version
+        // whose clauses the message is compared with is known.
+        let unread = serving
+            .corpus
+            .scripts(&enrichment.version_id)
+            .and_then(|reads| mostly_unread(&enrichment.sanitized_question, reads));
+        if let Some(unread) = unread {
+            let reason = format!(
+                "the message is written in {} script ({:.0} % of its letters in scripts {} is \
+                 not written in): no clause can be matched with it or an answer checked against it",
+                unread.name(),
+                unread.share * 100.0,
+                enrichment.version_id
+            );
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::UnsupportedScript,
+                vec![reason],
+            );
         }
         Step::Next(turn.advance(Enriched { enrichment }))
     }

@@ -196,8 +196,9 @@ fn a_message_mostly_in_a_script_the_policy_is_not_written_in_goes_to_a_person() 
         other => panic!("{other:?}"),
     };
     assert_eq!(escalation.reason_code, "unsupported_script");
+    assert_eq!(escalation.resolved_version.as_deref(), Some("eu-v2"));
     assert!(
-        escalation.reasons[0].contains("Arabic script (100 %"),
+        escalation.reasons[0].contains("Arabic script (100 % of its letters in scripts eu-v2"),
         "{:?}",
         escalation.reasons
     );
