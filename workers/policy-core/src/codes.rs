@@ -113,8 +113,8 @@ wire_enum! {
         /// The message orders an action on an account or a payment, or a commitment, which no
         /// policy answer can give: a person handles it.
         ActionRequested => "action_requested",
-        /// The message is written mostly in a script the policy corpus does not use: nothing
-        /// can compare the policy with it, nor screen an instruction written in it.
+        /// The message is written mostly in a script the version in force's clauses do not
+        /// use: nothing can compare the policy with it, nor screen an instruction written in it.
         UnsupportedScript => "unsupported_script",
     }
 }

@@ -125,8 +125,7 @@ impl Corpus {
         let mut scripts: HashMap<String, HashSet<Script>> = HashMap::new();
         for clause in &clauses {
             let version = scripts.entry(clause.version_id.clone()).or_default();
-            version.extend(scripts_in(&clause.title));
-            version.extend(scripts_in(&clause.text));
+            version.extend(scripts_in(&clause.title).chain(scripts_in(&clause.text)));
         }
         Corpus {
             manifest,

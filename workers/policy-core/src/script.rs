@@ -23,9 +23,9 @@ fn script_of(c: char) -> Option<Script> {
     }
 }
 
-/// The scripts a text writes letters in.
-pub fn scripts_in(text: &str) -> HashSet<Script> {
-    text.chars().filter_map(script_of).collect()
+/// The script of each letter of a text, in order.
+pub fn scripts_in(text: &str) -> impl Iterator<Item = Script> + '_ {
+    text.chars().filter_map(script_of)
 }
 
 /// A message written mostly in a script its reader does not use.
@@ -48,28 +48,27 @@ impl UnreadScript {
 /// the minority and change nothing.
 pub fn mostly_unread(message: &str, reads: &HashSet<Script>) -> Option<UnreadScript> {
     let mut letters = 0usize;
+    let mut unread_letters = 0usize;
+    // Letters per unread script, in the order the message first uses them.
     let mut unread: Vec<(Script, usize)> = Vec::new();
-    for script in message.chars().filter_map(script_of) {
+    for script in scripts_in(message) {
         letters += 1;
         if reads.contains(&script) {
             continue;
         }
+        unread_letters += 1;
         match unread.iter_mut().find(|(s, _)| *s == script) {
             Some((_, n)) => *n += 1,
             None => unread.push((script, 1)),
         }
     }
-    let unread_letters: usize = unread.iter().map(|(_, n)| n).sum();
     if unread_letters * 2 <= letters {
         return None;
     }
-    // The first of equally common scripts, in the order the message uses them.
+    // The first of equally common scripts.
     let (script, _) = unread
-        .iter()
-        .fold(None::<(Script, usize)>, |best, &(s, n)| match best {
-            Some((_, m)) if m >= n => best,
-            _ => Some((s, n)),
-        })?;
+        .into_iter()
+        .reduce(|best, next| if next.1 > best.1 { next } else { best })?;
     Some(UnreadScript {
         script,
         share: unread_letters as f64 / letters as f64,
@@ -80,15 +79,19 @@ pub fn mostly_unread(message: &str, reads: &HashSet<Script>) -> Option<UnreadScr
 mod tests {
     use super::*;
 
+    fn scripts(text: &str) -> HashSet<Script> {
+        scripts_in(text).collect()
+    }
+
     fn latin() -> HashSet<Script> {
-        scripts_in("Returns are accepted within 30 days.")
+        scripts("Returns are accepted within 30 days.")
     }
 
     #[test]
     fn a_corpus_in_english_reads_latin_only() {
         assert_eq!(latin(), HashSet::from([Script::Latin]));
         // Digits, punctuation and currency signs belong to no script.
-        assert!(scripts_in("30 % · €15 — (2.1)").is_empty());
+        assert!(scripts("30 % · €15 — (2.1)").is_empty());
     }
 
     #[test]
@@ -121,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_corpus_that_writes_a_script_reads_it() {
-        let japanese = scripts_in("返品期間は30日です。Returns within 30 days.");
+        let japanese = scripts("返品期間は30日です。Returns within 30 days.");
         assert!(japanese.contains(&Script::Hiragana) && japanese.contains(&Script::Han));
         assert_eq!(mostly_unread("返品の期限は何日ですか？", &japanese), None);
         // Katakana is a script of its own: a corpus without it does not read it.
