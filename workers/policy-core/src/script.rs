@@ -9,7 +9,8 @@
 
 use std::collections::HashSet;
 
-use unicode_script::{Script, UnicodeScript};
+pub use unicode_script::Script;
+use unicode_script::UnicodeScript;
 
 /// The script of a letter; `None` for characters every script shares (digits, punctuation,
 /// combining marks) and for characters outside any script.
@@ -26,6 +27,11 @@ fn script_of(c: char) -> Option<Script> {
 /// The script of each letter of a text, in order.
 pub fn scripts_in(text: &str) -> impl Iterator<Item = Script> + '_ {
     text.chars().filter_map(script_of)
+}
+
+/// The scripts a set of texts is written in.
+pub fn scripts_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> HashSet<Script> {
+    texts.into_iter().flat_map(scripts_in).collect()
 }
 
 /// A message written mostly in a script its reader does not use.

@@ -309,7 +309,8 @@ pub fn enricher(
             .into_iter()
             .zip(entries.iter().map(|(_, attack)| *attack))
             .collect(),
-    );
+    )
+    .written_as(texts.iter().map(String::as_str));
     tracing::info!(
         entries = library.len(),
         "injection guard: attack library loaded"

@@ -152,12 +152,16 @@ impl Enricher {
         }
     }
 
-    /// How close the question is to known attacks (0 without a library). The vector is the
-    /// one retrieval uses: cached, so the model runs once per question.
+    /// How close the question is to known attacks (0 without a library, or for a question
+    /// the library cannot weigh: [`AttackLibrary::reads`]). The vector is the one retrieval
+    /// uses: cached, so the model runs once per question.
     async fn attack_similarity(&self, question: &str) -> f64 {
         let Some((library, embedder)) = &self.guard else {
             return 0.0;
         };
+        if !library.reads(question) {
+            return 0.0;
+        }
         if let Some(known) = self.similarities.get(question) {
             return known;
         }
