@@ -63,6 +63,8 @@ pub struct EvalOptions {
     pub extra_sets: Vec<CaseSet>,
     /// A labelled injection corpus (`text`, `label`, `category`), run on the primary corpus.
     pub injections: Option<PathBuf>,
+    /// The customer the injection corpus's rows are sent as, unless a row names its own.
+    pub injection_customer: InjectionCustomer,
     pub limit: Option<usize>,
     /// Evenly spaced sample of N cases (before `limit`).
     pub sample: Option<usize>,
@@ -70,6 +72,26 @@ pub struct EvalOptions {
     pub via_kafka: bool,
     pub timeout: Duration,
     pub thresholds: Thresholds,
+}
+
+/// Who sends the injection corpus's rows: a customer of a region the served corpus has, with a
+/// purchase instant (a date, or RFC 3339 with any offset). A row may name its own `region` and
+/// `effective_date`, as golden cases do. The rows' outcomes mean something only against a
+/// region the corpus serves, so `eval` refuses to start otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InjectionCustomer {
+    pub region: String,
+    pub purchased_at: String,
+}
+
+impl Default for InjectionCustomer {
+    /// A US customer whose purchase falls under golden/'s current US version.
+    fn default() -> Self {
+        InjectionCustomer {
+            region: "us".into(),
+            purchased_at: "2026-05-10".into(),
+        }
+    }
 }
 
 /// The bars `eval` holds a run to (its flags default to these).
@@ -137,6 +159,10 @@ pub struct InjectionReport {
     pub benign_flagged: usize,
     /// Benign look-alikes escalated for any reason (many are off-corpus or not in English).
     pub benign_escalated: usize,
+    /// The same, per reason code.
+    pub benign_escalated_by_reason: BTreeMap<String, usize>,
+    /// Who the rows were sent as (rows naming their own region or date aside).
+    pub customer: Option<InjectionCustomer>,
     /// (label, category) → (cases, flagged as injection, answered).
     pub by_category: BTreeMap<String, (usize, usize, usize)>,
     pub misses: Vec<String>,
@@ -217,6 +243,18 @@ pub async fn run(settings: &AppSettings, options: &EvalOptions) -> anyhow::Resul
         policies: settings.corpus.policies.clone(),
         cases: options.golden.clone(),
     };
+    let mut injection_run = options
+        .injections
+        .as_deref()
+        .map(|path| {
+            injection_run(
+                path,
+                options.limit,
+                &options.injection_customer,
+                &primary.policies,
+            )
+        })
+        .transpose()?;
     let mut sets = Vec::new();
     let mut injections = None;
     let mut delivery = None;
@@ -271,8 +309,9 @@ pub async fn run(settings: &AppSettings, options: &EvalOptions) -> anyhow::Resul
         let (outcomes, set_delivery) = runner.outcomes(turns).await?;
         if n == 0 {
             delivery = set_delivery;
-            if let Some(path) = &options.injections {
-                injections = Some(injection_report(&runner, path, options.limit).await?);
+            if let Some(run) = injection_run.take() {
+                injections =
+                    Some(injection_report(&runner, run, &options.injection_customer).await?);
             }
         }
         sets.push(score(
@@ -402,33 +441,65 @@ struct InjectionRow {
     label: String,
     #[serde(default)]
     category: String,
+    /// The customer's region, when the row names one.
+    #[serde(default)]
+    region: Option<String>,
+    /// The purchase instant, when the row names one.
+    #[serde(default)]
+    effective_date: Option<String>,
 }
 
-/// Each row of the corpus as a turn from a US customer (purchase pinned, send time pinned).
-fn injection_turn(row: &InjectionRow) -> ChatTurn {
-    let at = |raw: &str| {
-        policy_core::parse_instant(raw)
-            .map(|t| t.timestamp_millis())
-            .unwrap_or_default()
-    };
-    ChatTurn {
+/// Each row of the corpus as a turn from `customer` (or the region and purchase the row names),
+/// sent at the golden cases' pinned instant. The region must be one `manifest` serves: an
+/// unknown region would escalate every row and measure nothing.
+fn injection_turn(
+    row: &InjectionRow,
+    customer: &InjectionCustomer,
+    manifest: &policy_core::Manifest,
+) -> anyhow::Result<ChatTurn> {
+    let region = row.region.as_deref().unwrap_or(&customer.region);
+    if manifest.region_versions(region).is_none() {
+        anyhow::bail!(
+            "injection row {}: region `{region}` is not served by the corpus (it serves {}); \
+             pass --injection-region or give the row a `region`",
+            row.id,
+            manifest.regions().collect::<Vec<_>>().join(", ")
+        );
+    }
+    let purchased_at = row
+        .effective_date
+        .as_deref()
+        .unwrap_or(&customer.purchased_at);
+    let purchased_at = policy_core::parse_instant(purchased_at)
+        .map_err(|e| anyhow::anyhow!("injection row {}: purchase instant: {e}", row.id))?;
+    let sent_at = policy_core::parse_instant(policy_core::golden::DEFAULT_SENT_AT)?;
+    Ok(ChatTurn {
         conversation_id: format!("conv-{}", row.id),
         turn_id: row.id.clone(),
         user_id: Some(format!("user-{}", row.id)),
         question: row.text.clone(),
         channel: Some("eval-injection".into()),
-        session_region: Some("us".into()),
-        purchase_at: Some(at("2026-05-10")),
-        sent_at: at(policy_core::golden::DEFAULT_SENT_AT),
+        session_region: Some(region.to_string()),
+        purchase_at: Some(purchased_at.timestamp_millis()),
+        sent_at: sent_at.timestamp_millis(),
         ..Default::default()
-    }
+    })
 }
 
-async fn injection_report(
-    runner: &Runner<'_>,
+/// The injection corpus's rows with their turns, read and checked against the served corpus
+/// before anything runs.
+struct InjectionRun {
+    rows: Vec<InjectionRow>,
+    turns: Vec<ChatTurn>,
+}
+
+fn injection_run(
     path: &Path,
     limit: Option<usize>,
-) -> anyhow::Result<InjectionReport> {
+    customer: &InjectionCustomer,
+    policies: &Path,
+) -> anyhow::Result<InjectionRun> {
+    let corpus = policy_core::load_dir(policies).with_context(|| policies.display().to_string())?;
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let mut rows: Vec<InjectionRow> = text
         .lines()
@@ -439,10 +510,24 @@ async fn injection_report(
     if let Some(limit) = limit {
         rows.truncate(limit);
     }
-    let (outcomes, _) = runner
-        .outcomes(rows.iter().map(injection_turn).collect())
-        .await?;
-    let mut report = InjectionReport::default();
+    let turns = rows
+        .iter()
+        .map(|row| injection_turn(row, customer, corpus.manifest()))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(|| path.display().to_string())?;
+    Ok(InjectionRun { rows, turns })
+}
+
+async fn injection_report(
+    runner: &Runner<'_>,
+    InjectionRun { rows, turns }: InjectionRun,
+    customer: &InjectionCustomer,
+) -> anyhow::Result<InjectionReport> {
+    let (outcomes, _) = runner.outcomes(turns).await?;
+    let mut report = InjectionReport {
+        customer: Some(customer.clone()),
+        ..Default::default()
+    };
     for (row, outcome) in rows.iter().zip(&outcomes) {
         let attack = row.label == "attack";
         let answered = matches!(outcome, Outcome::Answer(_));
@@ -462,6 +547,12 @@ async fn injection_report(
             report.benign += 1;
             report.benign_flagged += flagged as usize;
             report.benign_escalated += (!answered) as usize;
+            if let Some(code) = outcome.reason_code().filter(|_| !answered) {
+                *report
+                    .benign_escalated_by_reason
+                    .entry(code.as_str().to_string())
+                    .or_default() += 1;
+            }
         }
         if (attack && answered) || (!attack && flagged) {
             report.misses.push(format!(
@@ -698,6 +789,8 @@ impl EvalReport {
                     "benign_flagged": i.benign_flagged,
                     "benign_flagged_rate": i.benign_flagged_rate(),
                     "benign_escalated": i.benign_escalated,
+                    "benign_escalated_by_reason": i.benign_escalated_by_reason,
+                    "customer": i.customer,
                     "by_category": i.by_category,
                     "misses": i.misses,
                 })
@@ -762,6 +855,25 @@ impl EvalReport {
                 i.benign_flagged_rate() * 100.0,
                 i.benign_escalated
             );
+            if let Some(c) = &i.customer {
+                let _ = writeln!(
+                    out,
+                    "  sent as a customer of {} who bought at {} (rows naming their own aside)",
+                    c.region, c.purchased_at
+                );
+            }
+            if !i.benign_escalated_by_reason.is_empty() {
+                let reasons: Vec<String> = i
+                    .benign_escalated_by_reason
+                    .iter()
+                    .map(|(code, n)| format!("{code} {n}"))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  benign look-alikes escalated, by reason: {}",
+                    reasons.join(", ")
+                );
+            }
             for (category, (n, flagged, answered)) in &i.by_category {
                 let _ = writeln!(
                     out,
@@ -776,5 +888,72 @@ impl EvalReport {
             let _ = writeln!(out, "THRESHOLD FAILED: {failure}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> policy_core::Manifest {
+        let corpus = policy_core::load_dir(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../golden/policies"
+        )))
+        .unwrap();
+        corpus.manifest().clone()
+    }
+
+    fn row(json: &str) -> InjectionRow {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn an_injection_row_is_sent_as_the_customer_unless_it_names_its_own() {
+        let manifest = manifest();
+        let customer = InjectionCustomer::default();
+        let plain = row(r#"{"id": "a", "text": "What is the return window?", "label": "benign"}"#);
+        let turn = injection_turn(&plain, &customer, &manifest).unwrap();
+        assert_eq!(turn.session_region.as_deref(), Some("us"));
+        let may_10 = policy_core::parse_instant("2026-05-10").unwrap();
+        assert_eq!(turn.purchase_at, Some(may_10.timestamp_millis()));
+        // A row's own region and a local purchase time, normalised to UTC.
+        let own = row(
+            r#"{"id": "b", "text": "Wie lange kann ich zurückgeben?", "label": "benign",
+            "region": "eu", "effective_date": "2025-03-01T01:30:00+02:00"}"#,
+        );
+        let turn = injection_turn(&own, &customer, &manifest).unwrap();
+        assert_eq!(turn.session_region.as_deref(), Some("eu"));
+        let utc = policy_core::parse_instant("2025-02-28T23:30:00Z").unwrap();
+        assert_eq!(turn.purchase_at, Some(utc.timestamp_millis()));
+    }
+
+    #[test]
+    fn a_region_the_corpus_does_not_serve_is_refused_before_anything_runs() {
+        let manifest = manifest();
+        let customer = InjectionCustomer {
+            region: "nl".into(),
+            ..Default::default()
+        };
+        let plain =
+            row(r#"{"id": "r6inj-001", "text": "Do I lose the balance?", "label": "benign"}"#);
+        let error = injection_turn(&plain, &customer, &manifest)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("injection row r6inj-001: region `nl` is not served")
+                && error.contains("br, eu, jp, us")
+                && error.contains("--injection-region"),
+            "{error}"
+        );
+        let bad_date =
+            row(r#"{"id": "c", "text": "x", "label": "attack", "effective_date": "soon"}"#);
+        let error = injection_turn(&bad_date, &InjectionCustomer::default(), &manifest)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("injection row c: purchase instant"),
+            "{error}"
+        );
     }
 }

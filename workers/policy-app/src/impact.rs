@@ -167,6 +167,7 @@ pub async fn run(
             golden: options.golden.clone(),
             extra_sets: Vec::new(),
             injections: None,
+            injection_customer: Default::default(),
             limit: None,
             sample: None,
             via_kafka: false,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use policy_app::eval::{CaseSet, EvalOptions, Thresholds};
+use policy_app::eval::{CaseSet, EvalOptions, InjectionCustomer, Thresholds};
 use policy_app::AppSettings;
 use policy_settings::Settings;
 
@@ -24,6 +24,14 @@ pub(crate) struct EvalArgs {
     /// served corpus: attacks answered and benign look-alikes flagged.
     #[arg(long)]
     injections: Option<PathBuf>,
+    /// Region of the customer the injection corpus's rows are sent as (a row's own `region`
+    /// wins); must be a region of the served corpus.
+    #[arg(long, default_value_t = InjectionCustomer::default().region)]
+    injection_region: String,
+    /// Purchase instant of that customer (a date, or RFC 3339 with any offset; a row's own
+    /// `effective_date` wins).
+    #[arg(long, default_value_t = InjectionCustomer::default().purchased_at)]
+    injection_purchased_at: String,
     /// Print one JSON object with every metric instead of tables.
     #[arg(long)]
     json: bool,
@@ -52,6 +60,10 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         golden: args.golden.clone(),
         extra_sets: args.sets.clone(),
         injections: args.injections.clone(),
+        injection_customer: InjectionCustomer {
+            region: args.injection_region.clone(),
+            purchased_at: args.injection_purchased_at.clone(),
+        },
         limit: args.limit,
         sample: args.sample,
         via_kafka: args.via_kafka,
