@@ -61,7 +61,8 @@ pub struct EvalOptions {
     pub golden: PathBuf,
     /// More sets, each with its own corpus (in-process only).
     pub extra_sets: Vec<CaseSet>,
-    /// A labelled injection corpus (`text`, `label`, `category`), run on the primary corpus.
+    /// A labelled injection corpus (`text`, `label`, `category`, optionally `region` and
+    /// `effective_date`), run on the primary corpus.
     pub injections: Option<PathBuf>,
     /// The customer the injection corpus's rows are sent as, unless a row names its own.
     pub injection_customer: InjectionCustomer,
@@ -162,7 +163,7 @@ pub struct InjectionReport {
     /// The same, per reason code.
     pub benign_escalated_by_reason: BTreeMap<String, usize>,
     /// Who the rows were sent as (rows naming their own region or date aside).
-    pub customer: Option<InjectionCustomer>,
+    pub customer: InjectionCustomer,
     /// (label, category) → (cases, flagged as injection, answered).
     pub by_category: BTreeMap<String, (usize, usize, usize)>,
     pub misses: Vec<String>,
@@ -450,28 +451,42 @@ struct InjectionRow {
 }
 
 /// Each row of the corpus as a turn from `customer` (or the region and purchase the row names),
-/// sent at the golden cases' pinned instant. The region must be one `manifest` serves: an
-/// unknown region would escalate every row and measure nothing.
+/// sent at the golden cases' pinned instant. The region must be one `manifest` serves and a
+/// version of it must be in force at the purchase: otherwise every row would escalate
+/// (`unknown_region`, `before_first_version`) and measure nothing.
 fn injection_turn(
     row: &InjectionRow,
     customer: &InjectionCustomer,
     manifest: &policy_core::Manifest,
 ) -> anyhow::Result<ChatTurn> {
-    let region = row.region.as_deref().unwrap_or(&customer.region);
-    if manifest.region_versions(region).is_none() {
+    let raw_region = row.region.as_deref().unwrap_or(&customer.region);
+    let region = policy_core::region::normalize_region(Some(raw_region)).unwrap_or_default();
+    let Some(versions) = manifest.region_versions(&region) else {
         anyhow::bail!(
-            "injection row {}: region `{region}` is not served by the corpus (it serves {}); \
+            "injection row {}: region `{raw_region}` is not served by the corpus (it serves {}); \
              pass --injection-region or give the row a `region`",
             row.id,
             manifest.regions().collect::<Vec<_>>().join(", ")
         );
-    }
+    };
     let purchased_at = row
         .effective_date
         .as_deref()
         .unwrap_or(&customer.purchased_at);
     let purchased_at = policy_core::parse_instant(purchased_at)
         .map_err(|e| anyhow::anyhow!("injection row {}: purchase instant: {e}", row.id))?;
+    if !versions.iter().any(|v| v.contains(purchased_at)) {
+        anyhow::bail!(
+            "injection row {}: no version of region `{region}` is in force at {purchased_at} \
+             (its first takes effect at {}); pass --injection-purchased-at or give the row an \
+             `effective_date`",
+            row.id,
+            versions
+                .first()
+                .map(|v| v.effective_from.to_rfc3339())
+                .unwrap_or_default()
+        );
+    }
     let sent_at = policy_core::parse_instant(policy_core::golden::DEFAULT_SENT_AT)?;
     Ok(ChatTurn {
         conversation_id: format!("conv-{}", row.id),
@@ -479,7 +494,7 @@ fn injection_turn(
         user_id: Some(format!("user-{}", row.id)),
         question: row.text.clone(),
         channel: Some("eval-injection".into()),
-        session_region: Some(region.to_string()),
+        session_region: Some(region),
         purchase_at: Some(purchased_at.timestamp_millis()),
         sent_at: sent_at.timestamp_millis(),
         ..Default::default()
@@ -525,7 +540,7 @@ async fn injection_report(
 ) -> anyhow::Result<InjectionReport> {
     let (outcomes, _) = runner.outcomes(turns).await?;
     let mut report = InjectionReport {
-        customer: Some(customer.clone()),
+        customer: customer.clone(),
         ..Default::default()
     };
     for (row, outcome) in rows.iter().zip(&outcomes) {
@@ -547,10 +562,10 @@ async fn injection_report(
             report.benign += 1;
             report.benign_flagged += flagged as usize;
             report.benign_escalated += (!answered) as usize;
-            if let Some(code) = outcome.reason_code().filter(|_| !answered) {
+            if let Outcome::Escalate(escalation) = outcome {
                 *report
                     .benign_escalated_by_reason
-                    .entry(code.as_str().to_string())
+                    .entry(escalation.reason_code.clone())
                     .or_default() += 1;
             }
         }
@@ -855,13 +870,11 @@ impl EvalReport {
                 i.benign_flagged_rate() * 100.0,
                 i.benign_escalated
             );
-            if let Some(c) = &i.customer {
-                let _ = writeln!(
-                    out,
-                    "  sent as a customer of {} who bought at {} (rows naming their own aside)",
-                    c.region, c.purchased_at
-                );
-            }
+            let _ = writeln!(
+                out,
+                "  sent as a customer of {} who bought at {} (rows naming their own aside)",
+                i.customer.region, i.customer.purchased_at
+            );
             if !i.benign_escalated_by_reason.is_empty() {
                 let reasons: Vec<String> = i
                     .benign_escalated_by_reason
@@ -955,5 +968,23 @@ mod tests {
             error.starts_with("injection row c: purchase instant"),
             "{error}"
         );
+        let too_early = InjectionCustomer {
+            purchased_at: "2001-01-01".into(),
+            ..Default::default()
+        };
+        let error = injection_turn(&plain, &too_early, &manifest)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("no version of region `us` is in force"),
+            "{error}"
+        );
+        // Regions are read as the pipeline reads them.
+        let upper = InjectionCustomer {
+            region: " US ".into(),
+            ..Default::default()
+        };
+        let turn = injection_turn(&plain, &upper, &manifest).unwrap();
+        assert_eq!(turn.session_region.as_deref(), Some("us"));
     }
 }

@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use policy_core::script::{mostly_unread, scripts_of, Script};
+use policy_core::script::{main_scripts, mostly_unread, Script};
 use policy_search::embed::dot;
 use policy_search::probe::LinearProbe;
 use serde::Deserialize;
@@ -69,7 +69,8 @@ pub struct AttackLibrary {
     weights: [f64; 3],
     /// The linear probe; none when the library lacks either class.
     probe: Option<LinearProbe>,
-    /// The scripts the entries are written in (`None`: not known, every message is weighed).
+    /// The scripts the entries are mainly written in (`None`: not known, every message is
+    /// weighed).
     scripts: Option<HashSet<Script>>,
 }
 
@@ -128,16 +129,17 @@ impl AttackLibrary {
     /// The same library knowing the texts of its entries, so that it weighs only messages
     /// written in their scripts ([`AttackLibrary::reads`]).
     pub fn written_as<'a>(mut self, texts: impl IntoIterator<Item = &'a str>) -> AttackLibrary {
-        self.scripts = Some(scripts_of(texts));
+        self.scripts = Some(main_scripts(texts));
         self
     }
 
     /// Whether the library's similarity says anything about a message: it is not written
-    /// mostly in scripts no entry uses. The model reads letters of a script it was not trained
-    /// on as near-unknown pieces, and such a message lands near whichever entries are made of
-    /// the same pieces (a Malayalam question next to Japanese attacks), which is no evidence
-    /// of an attack. The message is not let through for that: the lexical signals still read
-    /// it, and enrich escalates a message the policy in force cannot read either.
+    /// mostly in scripts no entry is mainly written in. The model reads letters of a script it
+    /// was not trained on as near-unknown pieces, and such a message lands near whichever
+    /// entries are made of the same pieces (a Malayalam question next to Japanese attacks),
+    /// which is no evidence of an attack. The lexical signals still read the message, and
+    /// enrich escalates it when the policy in force is not written in its script either; a
+    /// version written in a script the library lacks is screened by the lexical signals alone.
     pub fn reads(&self, message: &str) -> bool {
         self.scripts
             .as_ref()
