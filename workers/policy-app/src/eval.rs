@@ -514,7 +514,8 @@ fn injection_run(
     customer: &InjectionCustomer,
     policies: &Path,
 ) -> anyhow::Result<InjectionRun> {
-    let corpus = policy_core::load_dir(policies).with_context(|| policies.display().to_string())?;
+    let manifest =
+        policy_core::read_manifest(policies).with_context(|| policies.display().to_string())?;
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let mut rows: Vec<InjectionRow> = text
         .lines()
@@ -527,7 +528,7 @@ fn injection_run(
     }
     let turns = rows
         .iter()
-        .map(|row| injection_turn(row, customer, corpus.manifest()))
+        .map(|row| injection_turn(row, customer, &manifest))
         .collect::<anyhow::Result<Vec<_>>>()
         .with_context(|| path.display().to_string())?;
     Ok(InjectionRun { rows, turns })
@@ -909,12 +910,18 @@ mod tests {
     use super::*;
 
     fn manifest() -> policy_core::Manifest {
-        let corpus = policy_core::load_dir(Path::new(concat!(
+        policy_core::read_manifest(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../golden/policies"
         )))
-        .unwrap();
-        corpus.manifest().clone()
+        .unwrap()
+    }
+
+    /// The error `injection_turn` refuses a row with.
+    fn refusal(row: &InjectionRow, customer: &InjectionCustomer) -> String {
+        injection_turn(row, customer, &manifest())
+            .unwrap_err()
+            .to_string()
     }
 
     fn row(json: &str) -> InjectionRow {
@@ -943,16 +950,13 @@ mod tests {
 
     #[test]
     fn a_region_the_corpus_does_not_serve_is_refused_before_anything_runs() {
-        let manifest = manifest();
         let customer = InjectionCustomer {
             region: "nl".into(),
             ..Default::default()
         };
         let plain =
             row(r#"{"id": "r6inj-001", "text": "Do I lose the balance?", "label": "benign"}"#);
-        let error = injection_turn(&plain, &customer, &manifest)
-            .unwrap_err()
-            .to_string();
+        let error = refusal(&plain, &customer);
         assert!(
             error.contains("injection row r6inj-001: region `nl` is not served")
                 && error.contains("br, eu, jp, us")
@@ -961,9 +965,7 @@ mod tests {
         );
         let bad_date =
             row(r#"{"id": "c", "text": "x", "label": "attack", "effective_date": "soon"}"#);
-        let error = injection_turn(&bad_date, &InjectionCustomer::default(), &manifest)
-            .unwrap_err()
-            .to_string();
+        let error = refusal(&bad_date, &InjectionCustomer::default());
         assert!(
             error.starts_with("injection row c: purchase instant"),
             "{error}"
@@ -972,9 +974,7 @@ mod tests {
             purchased_at: "2001-01-01".into(),
             ..Default::default()
         };
-        let error = injection_turn(&plain, &too_early, &manifest)
-            .unwrap_err()
-            .to_string();
+        let error = refusal(&plain, &too_early);
         assert!(
             error.contains("no version of region `us` is in force"),
             "{error}"
@@ -984,7 +984,7 @@ mod tests {
             region: " US ".into(),
             ..Default::default()
         };
-        let turn = injection_turn(&plain, &upper, &manifest).unwrap();
+        let turn = injection_turn(&plain, &upper, &manifest()).unwrap();
         assert_eq!(turn.session_region.as_deref(), Some("us"));
     }
 }

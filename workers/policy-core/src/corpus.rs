@@ -244,9 +244,7 @@ fn content_sha(manifest: &Manifest, documents: &[Document]) -> String {
 /// content, directories missing or unlisted) fail the load; an unreadable document fails only
 /// its version, which is recorded in [`Corpus::failed_versions`].
 pub fn load_dir(dir: &Path) -> Result<Corpus, CorpusError> {
-    let manifest_path = dir.join("manifest.json");
-    let json = std::fs::read_to_string(&manifest_path).map_err(|e| io(&manifest_path, e))?;
-    let manifest = Manifest::parse(&json).map_err(CorpusError::Manifest)?;
+    let manifest = read_manifest(dir)?;
     let directories = version_directories(dir)?;
     let problems: Vec<ManifestError> = manifest.check_directories(&directories);
     if !problems.is_empty() {
@@ -264,6 +262,13 @@ pub fn load_dir(dir: &Path) -> Result<Corpus, CorpusError> {
         }
     }
     Ok(Corpus::from_documents(manifest, documents, failed))
+}
+
+/// Reads and validates `dir`'s `manifest.json` alone (no document is read).
+pub fn read_manifest(dir: &Path) -> Result<Manifest, CorpusError> {
+    let manifest_path = dir.join("manifest.json");
+    let json = std::fs::read_to_string(&manifest_path).map_err(|e| io(&manifest_path, e))?;
+    Manifest::parse(&json).map_err(CorpusError::Manifest)
 }
 
 fn read_version(version_dir: &Path, version_id: &str) -> Result<Vec<Document>, String> {

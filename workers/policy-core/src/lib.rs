@@ -31,7 +31,7 @@ pub mod version;
 pub use citation::{parse_citations, CitationParse, ClauseRef, MalformedCitation};
 pub use clause::{chunk_clause, parse_clauses, Chunk, Clause, ClauseOrigin};
 pub use codes::{ClauseStatus, Intent, JudgeVerdict, OutcomeKind, ReasonCode, Tier, UnknownCode};
-pub use corpus::{load_dir, Corpus, CorpusError, Document};
+pub use corpus::{load_dir, read_manifest, Corpus, CorpusError, Document};
 pub use evidence::RetrievedClause;
 pub use expansion::{QueryExpansion, QueryTerm};
 

@@ -43,27 +43,42 @@ pub fn main_scripts<'a>(texts: impl IntoIterator<Item = &'a str>) -> HashSet<Scr
 
 const JAPANESE: &[Script] = &[Script::Han, Script::Hiragana, Script::Katakana];
 
+/// The script that stands for the ones written together with `script`: kanji for kana.
+fn family(script: Script) -> Script {
+    if JAPANESE.contains(&script) {
+        Script::Han
+    } else {
+        script
+    }
+}
+
 /// The scripts written together with `script` (itself included).
 fn written_with(script: Script) -> Vec<Script> {
-    if JAPANESE.contains(&script) {
+    if family(script) == Script::Han {
         JAPANESE.to_vec()
     } else {
         vec![script]
     }
 }
 
-/// The script (kanji and kana as one) more than half of a text's letters are in.
-fn main_script(text: &str) -> Option<Script> {
+/// A text's letters: how many, and how many in each script (`key` of it), in the order the
+/// text first uses them.
+fn letters_per_script(text: &str, key: impl Fn(Script) -> Script) -> (usize, Vec<(Script, usize)>) {
     let mut letters = 0usize;
     let mut per_script: Vec<(Script, usize)> = Vec::new();
-    for script in scripts_in(text) {
-        let script = written_with(script)[0];
+    for script in scripts_in(text).map(key) {
         letters += 1;
         match per_script.iter_mut().find(|(s, _)| *s == script) {
             Some((_, n)) => *n += 1,
             None => per_script.push((script, 1)),
         }
     }
+    (letters, per_script)
+}
+
+/// The script (kanji and kana as one) more than half of a text's letters are in.
+fn main_script(text: &str) -> Option<Script> {
+    let (letters, per_script) = letters_per_script(text, family);
     per_script
         .into_iter()
         .find(|(_, n)| n * 2 > letters)
@@ -89,21 +104,12 @@ impl UnreadScript {
 /// message is mostly written in them. Product names or a quoted word in another script stay
 /// the minority and change nothing.
 pub fn mostly_unread(message: &str, reads: &HashSet<Script>) -> Option<UnreadScript> {
-    let mut letters = 0usize;
-    let mut unread_letters = 0usize;
-    // Letters per unread script, in the order the message first uses them.
-    let mut unread: Vec<(Script, usize)> = Vec::new();
-    for script in scripts_in(message) {
-        letters += 1;
-        if reads.contains(&script) {
-            continue;
-        }
-        unread_letters += 1;
-        match unread.iter_mut().find(|(s, _)| *s == script) {
-            Some((_, n)) => *n += 1,
-            None => unread.push((script, 1)),
-        }
-    }
+    let (letters, per_script) = letters_per_script(message, |script| script);
+    let unread: Vec<(Script, usize)> = per_script
+        .into_iter()
+        .filter(|(script, _)| !reads.contains(script))
+        .collect();
+    let unread_letters: usize = unread.iter().map(|(_, n)| n).sum();
     if unread_letters * 2 <= letters {
         return None;
     }

@@ -159,11 +159,12 @@ impl Enricher {
         let Some((library, embedder)) = &self.guard else {
             return 0.0;
         };
-        if !library.reads(question) {
-            return 0.0;
-        }
+        // Only questions the library reads are remembered: a repeat is answered here.
         if let Some(known) = self.similarities.get(question) {
             return known;
+        }
+        if !library.reads(question) {
+            return 0.0;
         }
         match embedder.embed_query_async(question).await {
             Ok(vector) => {
