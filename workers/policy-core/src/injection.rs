@@ -890,9 +890,9 @@ fn a_screen_prompt(from_noun: &[&str]) -> bool {
         })
 }
 
-/// Who owns a possessive: "customer's" → "customer".
+/// Who owns a possessive: "customer's" → "customer" (normalised text: one apostrophe).
 fn possessor(word: &str) -> Option<&str> {
-    word.strip_suffix("'s").or_else(|| word.strip_suffix("’s"))
+    word.strip_suffix("'s")
 }
 
 /// A span in single quotes: a mark opening a word, then one closing a word. Apostrophes inside
@@ -1861,7 +1861,7 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
     add(contains_any(text, HYPOTHETICAL), Signal::Hypothetical);
     add(
         (contains_any(text, SECRET_OBJECTS) || names_a_secret(text))
-            && (asks_to_reveal(text)
+            && (asked_of_the_assistant(text, REVEAL_VERBS)
                 || text.contains("verbatim")
                 || text.contains("word for word")),
         Signal::SecretExtraction,
@@ -2002,10 +2002,10 @@ fn names_a_secret(text: &str) -> bool {
     })
 }
 
-/// A reveal verb the assistant is asked to perform: "print your instructions", not the
-/// customer asking how to do it themselves ("where do I print it?").
-fn asks_to_reveal(text: &str) -> bool {
-    REVEAL_VERBS
+/// One of the verbs asked of the assistant: "print your instructions", not the customer
+/// asking how to do it themselves ("where do I print it?").
+fn asked_of_the_assistant(text: &str, verbs: &[&str]) -> bool {
+    verbs
         .iter()
         .any(|verb| word_matches(text, verb).any(|at| !asks_how_i_do_it(&text[..at])))
 }
@@ -3169,9 +3169,7 @@ fn copies_out_the_setup(text: &str) -> bool {
         "summarise",
         "summarize",
     ];
-    let copies = COPYING
-        .iter()
-        .any(|verb| word_matches(text, verb).any(|at| !asks_how_i_do_it(&text[..at])))
+    let copies = asked_of_the_assistant(text, COPYING)
         || ["word for word", "exact wording", "exact words"]
             .iter()
             .any(|p| text.contains(p));
