@@ -2222,6 +2222,15 @@ fn reports_a_rule_change(text: &str) -> bool {
         "newer",
         "latest",
     ];
+    // Nouns that name a change of a rule: "per the errata to the returns policy", "a new
+    // amendment, section 3.8", "the policy amendment"; not "an amendment to my order".
+    const CHANGE_NOUNS: &[&str] = &["amendment", "amendments", "errata", "erratum", "addendum"];
+    // The parts of the company's text a change names ("the amendment to section 3.4").
+    const TEXT_PARTS: &[&str] = &["section", "sections", "clause", "clauses"];
+    // What the company's documents are called when a customer says they are out of date
+    // ("your docs are stale"); only with "your", since "the documentation from my doctor" is
+    // the customer's own.
+    const YOUR_DOCUMENTS: &[&str] = &["docs", "documentation", "documents", "wording"];
     const CHANGED_PHRASES: &[&str] = &[
         "no longer",
         "out of date",
@@ -2256,7 +2265,41 @@ fn reports_a_rule_change(text: &str) -> bool {
             RULE_NOUNS.contains(&tokens[i])
                 && !tokens.get(i + 1).is_some_and(|w| COMPOUNDS.contains(w))
         };
-        let rule = (0..tokens.len()).any(is_rule);
+        let names_a_change = |i: usize| {
+            let ahead = &tokens[i + 1..tokens.len().min(i + 7)];
+            let near_rule = (i.saturating_sub(2)..i).any(is_rule)
+                || ahead
+                    .iter()
+                    .take_while(|w| !matches!(**w, "my" | "our" | "me" | "mine"))
+                    .enumerate()
+                    .any(|(k, w)| is_rule(i + 1 + k) || TEXT_PARTS.contains(w));
+            CHANGE_NOUNS.contains(&tokens[i]) && near_rule
+        };
+        let your_documents = tokens
+            .windows(2)
+            .any(|pair| pair[0] == "your" && YOUR_DOCUMENTS.contains(&pair[1]));
+        // "restocking fees are gone", not "my warranty card is gone".
+        let gone = tokens.windows(3).enumerate().any(|(i, w)| {
+            matches!(
+                w[0],
+                "fee"
+                    | "fees"
+                    | "surcharge"
+                    | "surcharges"
+                    | "charge"
+                    | "charges"
+                    | "rule"
+                    | "rules"
+                    | "policy"
+                    | "limit"
+                    | "limits"
+            ) && matches!(w[1], "is" | "are")
+                && w[2] == "gone"
+                && tokens.get(i + 3) != Some(&"from")
+        });
+        let rule = (0..tokens.len()).any(is_rule)
+            || (0..tokens.len()).any(names_a_change)
+            || your_documents;
         // A change word reports a change after an auxiliary ("was dropped", "we've changed"),
         // next to the rule it changed ("changed the rules", "the rules changed"); after a
         // determiner it describes ("the extended warranty", "an updated address"), except a
@@ -2266,6 +2309,9 @@ fn reports_a_rule_change(text: &str) -> bool {
                 && i + 1 < tokens.len()
                 && is_rule(i + 1);
             if newer_rule {
+                return true;
+            }
+            if names_a_change(i) {
                 return true;
             }
             if !CHANGED.contains(w) {
@@ -2297,7 +2343,7 @@ fn reports_a_rule_change(text: &str) -> bool {
             matches!(*w, "outdated" | "stale" | "newer" | "latest")
                 || !described && (after_auxiliary || before_rule || after_rule)
         });
-        rule && (change || contains_any(sentence, CHANGED_PHRASES))
+        gone || rule && (change || contains_any(sentence, CHANGED_PHRASES))
     })
 }
 
@@ -2344,6 +2390,17 @@ fn orders_the_change_adopted(text: &str) -> bool {
                 this(next)
                     // "use the new 90 day window", not "use the new address".
                     || next_is(&["the"]) && order[2..].iter().take(4).any(|w| RULE_NOUNS.contains(w))
+                    // "use the revised ...": a changed text is what is named.
+                    || next_is(&["the"])
+                        && order
+                            .get(2)
+                            .is_some_and(|w| matches!(*w, "revised" | "amended" | "corrected"))
+                        && order.get(3).is_some_and(|w| {
+                            RULE_NOUNS.contains(w)
+                                || matches!(*w, "wording" | "text" | "section" | "clause")
+                        })
+                    // "use us-v5", "use v5": a policy version named to answer from.
+                    || order[1..].iter().take(2).any(|w| names_a_version(w))
             }
             _ => false,
         }
@@ -2364,6 +2421,12 @@ fn orders_the_change_adopted(text: &str) -> bool {
             adopts(order)
         })
     })
+}
+
+/// A policy version's name as a word: "v5" (of "us-v5"); not "version 2 of the form".
+fn names_a_version(word: &str) -> bool {
+    word.strip_prefix('v')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Roles with authority over the company's rules.
@@ -3604,14 +3667,34 @@ fn dictates_a_document(order: &[&str]) -> bool {
         return false;
     };
     let after = &order[1 + noun_at + 1..];
-    let asserts = after.first().is_some_and(|w| ASSERTS.contains(w))
-        || after.len() >= 2 && after[0] == "confirming" && after[1] == "that";
+    // What the document asserts may follow its addressee or its signatory: "a statement,
+    // on behalf of the company, declaring: ...", "a letter from Acme to my bank saying ...".
+    let asserts_at = |at: usize| {
+        after.get(at).is_some_and(|w| ASSERTS.contains(w))
+            || after.get(at) == Some(&"confirming") && after.get(at + 1) == Some(&"that")
+    };
+    // Only for a new text ("write", "draft"): "give me a statement of my balance, the app
+    // keeps saying zero" and "provide the email from the courier saying ..." ask for a record.
+    let composes = matches!(
+        order[0],
+        "write" | "draft" | "compose" | "generate" | "produce"
+    );
+    let asserts = composes
+        && (0..after.len().min(12)).any(|at| asserts_at(at) && after[at] != "that")
+        || asserts_at(0);
+    let from_someone_else = composes
+        && after.first() == Some(&"from")
+        && after
+            .get(1)
+            .is_some_and(|w| !matches!(*w, "me" | "my" | "us" | "our" | "myself"));
     let in_the_companys_name = after.first() == Some(&"from")
         && after[1..]
             .iter()
             .take(4)
             .any(|w| COMPANY_VOICES.contains(w));
-    FORMAL.contains(&object[noun_at]) && asserts || in_the_companys_name
+    FORMAL.contains(&object[noun_at]) && asserts
+        || in_the_companys_name
+        || from_someone_else && asserts
 }
 
 /// Whether a question mark comes after `sentence` (a slice of `text`) in the message.
