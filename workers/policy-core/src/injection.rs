@@ -2297,9 +2297,9 @@ fn reports_a_rule_change(text: &str) -> bool {
                 && w[2] == "gone"
                 && tokens.get(i + 3) != Some(&"from")
         });
-        let rule = (0..tokens.len()).any(is_rule)
-            || (0..tokens.len()).any(names_a_change)
-            || your_documents;
+        // A change noun next to its rule is both the rule and its change.
+        let named_change = (0..tokens.len()).any(names_a_change);
+        let rule = (0..tokens.len()).any(is_rule) || your_documents;
         // A change word reports a change after an auxiliary ("was dropped", "we've changed"),
         // next to the rule it changed ("changed the rules", "the rules changed"); after a
         // determiner it describes ("the extended warranty", "an updated address"), except a
@@ -2309,9 +2309,6 @@ fn reports_a_rule_change(text: &str) -> bool {
                 && i + 1 < tokens.len()
                 && is_rule(i + 1);
             if newer_rule {
-                return true;
-            }
-            if names_a_change(i) {
                 return true;
             }
             if !CHANGED.contains(w) {
@@ -2343,7 +2340,7 @@ fn reports_a_rule_change(text: &str) -> bool {
             matches!(*w, "outdated" | "stale" | "newer" | "latest")
                 || !described && (after_auxiliary || before_rule || after_rule)
         });
-        gone || rule && (change || contains_any(sentence, CHANGED_PHRASES))
+        gone || named_change || rule && (change || contains_any(sentence, CHANGED_PHRASES))
     })
 }
 
