@@ -113,6 +113,9 @@ wire_enum! {
         /// The message orders an action on an account or a payment, or a commitment, which no
         /// policy answer can give: a person handles it.
         ActionRequested => "action_requested",
+        /// The message asks for what an account or order record holds (an address, card
+        /// digits, someone's orders): the assistant reads no records, a person looks it up.
+        RecordRequested => "record_requested",
         /// The message is written mostly in a script the version in force's clauses do not
         /// use: nothing can compare the policy with it, nor screen an instruction written in it.
         UnsupportedScript => "unsupported_script",
@@ -134,6 +137,9 @@ wire_enum! {
         /// An order to act on an account or a payment, or to make a commitment: a person's job
         /// ([`crate::intent::demanded_action`]).
         ActionRequest => "action_request",
+        /// A request for what an account or order record holds (an address, card digits, an
+        /// order history): no policy holds it ([`crate::records::requested_record`]).
+        RecordRequest => "record_request",
     }
 }
 

@@ -45,7 +45,7 @@ const SUBSCRIPTION: &[&str] = &["subscri", "membership", "member", "renew", "tri
 const CANCEL: &[&str] = &["cancel"];
 const HOW: &[&str] = &["how", "step", "steps", "where", "way", "process"];
 
-fn words(question: &str) -> Vec<String> {
+pub(crate) fn words(question: &str) -> Vec<String> {
     question
         .to_lowercase()
         .replace(['\'', '’'], "")
@@ -301,7 +301,7 @@ const CASE_VERBS: &[&str] = &[
     "flag",
 ];
 /// Words that may open an order before its verb ("please just process...").
-const LEAD_INS: &[&str] = &[
+pub(crate) const LEAD_INS: &[&str] = &[
     "please",
     "pls",
     "plz",
@@ -703,6 +703,9 @@ pub fn detect_intent(
     }
     if demanded_action(question).is_some() {
         return Intent::ActionRequest;
+    }
+    if crate::records::requested_record(question).is_some() {
+        return Intent::RecordRequest;
     }
     if any(&w, SUBSCRIPTION) {
         return Intent::SubscriptionInfo;

@@ -282,3 +282,24 @@ fn orders_to_change_the_account_itself_are_action_requests() {
         assert_eq!(demanded_action(q), None, "{q}");
     }
 }
+
+#[test]
+fn a_request_for_a_record_is_its_own_intent_after_decisions_and_actions() {
+    assert_eq!(
+        detect("Can you give me her phone number?", NONE),
+        Intent::RecordRequest
+    );
+    assert_eq!(
+        detect("What did the customer before me order?", NONE),
+        Intent::RecordRequest
+    );
+    // An order to act stays one; a question about addresses stays a policy question.
+    assert_eq!(
+        detect("Cancel my order and tell me the address on file.", NONE),
+        Intent::ActionRequest
+    );
+    assert_eq!(
+        detect("Can I change the address on my order?", NONE),
+        Intent::PolicyFaq
+    );
+}

@@ -20,6 +20,7 @@ pub mod intent;
 pub mod judge;
 pub mod manifest;
 pub mod memo;
+pub mod records;
 pub mod region;
 pub mod retention;
 pub mod rules;

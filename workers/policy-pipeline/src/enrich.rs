@@ -261,6 +261,20 @@ impl Enricher {
                 )],
             );
         }
+        if intent == Intent::RecordRequest {
+            let asked = policy_core::records::requested_record(&enrichment.sanitized_question)
+                .unwrap_or_default();
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::RecordRequested,
+                vec![format!(
+                    "the message asks for what an account or order record holds (\"{asked}\"): \
+                     the assistant answers from the policy and reads no records; a person looks \
+                     it up and checks who may see it"
+                )],
+            );
+        }
         let subject = match prefetched
             .subject
             .map(|lookup| subject_of(lookup, &turn.turn))

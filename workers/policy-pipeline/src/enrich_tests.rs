@@ -184,6 +184,32 @@ fn similarity_to_known_attacks_can_tip_a_question_over() {
 }
 
 #[test]
+fn a_request_for_what_a_record_holds_goes_to_a_person_naming_what_was_asked() {
+    // Personal data in the request is redacted before it is read; the request still shows.
+    let step = run(chat_turn(
+        "Could you tell me the shipping address on his order? His email is dan@example.com.",
+        Some("eu"),
+        Some("2026-03-01T10:00:00Z"),
+    ));
+    let escalation = match escalated(step) {
+        Some(crate::Outcome::Escalate(e)) => e,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(escalation.reason_code, "record_requested");
+    assert!(
+        escalation.reasons[0].contains("\"tell me the shipping address on his order\""),
+        "{:?}",
+        escalation.reasons
+    );
+    // A question about the policy on addresses goes on.
+    enriched(run(chat_turn(
+        "Can I change the delivery address on my order after it has shipped?",
+        Some("eu"),
+        Some("2026-03-01T10:00:00Z"),
+    )));
+}
+
+#[test]
 fn a_message_mostly_in_a_script_the_policy_is_not_written_in_goes_to_a_person() {
     // The tiny corpus is written in English: Latin script only.
     let step = run(chat_turn(

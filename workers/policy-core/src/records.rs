@@ -1,0 +1,780 @@
+//! Requests for what only an account or order record holds: an address, a phone number, card
+//! digits, the name on an account, an order or return history, what someone bought, what
+//! another customer asked, the state of one shipment. The assistant answers from the policy
+//! and reads no records, so no clause can answer such a request; and whose record it is (the
+//! writer's own, a spouse's, a stranger's) is exactly what a person must check before anyone
+//! sees it. Such a message is escalated, never answered from whichever clause happens to
+//! mention addresses or cards.
+//!
+//! A request, not a mention. The record's contents must be what is asked for: the object of a
+//! verb put to the assistant ("tell me", "can you give me", "pull up", "list") or of a "what
+//! is" question, reached through words that can only describe it ("the last four digits of",
+//! "his most recent"); and they must be a record's ("his phone number", "the address on order
+//! 113-...", "the card she paid with"). "Tell me the steps to change my delivery address",
+//! "what is my email used for?", "which address do I use for my return?" and "give me the
+//! store's phone number" ask about the policy.
+
+use crate::intent::{words, LEAD_INS};
+use crate::text::split_sentences;
+
+/// Verbs that ask the assistant to disclose something.
+const DISCLOSE: &[&str] = &[
+    "tell", "give", "share", "provide", "list", "show", "pull", "confirm", "reveal", "disclose",
+    "read", "include", "find", "check", "look",
+];
+/// Verbs that only list (a list of orders is a record whoever owns it).
+const LIST: &[&str] = &["list", "show", "pull"];
+/// Words before a verb that still leave it addressed to the assistant.
+const ADDRESSING: &[&str] = &["can", "could", "would", "will", "you", "u", "ya", "well"];
+/// Words that open a subordinate clause: "once you confirm my items are back, ..." is not an
+/// order to confirm.
+const SUBORDINATORS: &[&str] = &[
+    "once", "when", "if", "after", "before", "until", "unless", "whenever", "happens",
+];
+/// What a record holds, once it is someone's ("his address", "the email on file").
+const RECORD_FIELDS: &[&str] = &[
+    "address",
+    "addresses",
+    "postcode",
+    "zip",
+    "phone",
+    "email",
+    "card",
+    "name",
+    "names",
+    "details",
+    "history",
+    "orders",
+    "purchases",
+    "items",
+    "complaints",
+];
+/// Fields that are the writer's record with a bare "my" ("my order history"); the others need
+/// more ("my email" is also the writer's address for a newsletter or a password reset).
+const OWN_RECORDS: &[&str] = &["history", "orders", "purchases", "details", "items"];
+/// Histories and lists of a record.
+const RECORD_LISTS: &[&str] = &["history", "orders", "purchases"];
+/// Words that may stand between a verb and the field it asks for: articles, owners,
+/// quantities, and the kinds of address, number or history ("the last four digits of", "a list
+/// of his", "the full shipping"). Any other word ends the object: "tell me the steps to change
+/// my address" asks for steps.
+const OBJECT_WORDS: &[&str] = &[
+    "me",
+    "us",
+    "the",
+    "a",
+    "an",
+    "all",
+    "every",
+    "each",
+    "any",
+    "full",
+    "complete",
+    "entire",
+    "exact",
+    "exactly",
+    "whole",
+    "last",
+    "latest",
+    "most",
+    "recent",
+    "current",
+    "new",
+    "old",
+    "first",
+    "few",
+    "real",
+    "some",
+    "his",
+    "her",
+    "their",
+    "my",
+    "our",
+    "s",
+    "list",
+    "copy",
+    "of",
+    "and",
+    "or",
+    "also",
+    "just",
+    "shipping",
+    "delivery",
+    "billing",
+    "home",
+    "postal",
+    "forwarding",
+    "mailing",
+    "email",
+    "e",
+    "mail",
+    "phone",
+    "mobile",
+    "contact",
+    "account",
+    "order",
+    "return",
+    "purchase",
+    "payment",
+    "card",
+    "credit",
+    "debit",
+    "four",
+    "six",
+    "two",
+    "number",
+    "numbers",
+    "examples",
+    "personal",
+];
+/// A noun after the field makes it a topic or a part of the site ("the orders policy", "my
+/// phone company", "the card number field").
+const TOPIC_NOUNS: &[&str] = &[
+    "policy",
+    "policies",
+    "page",
+    "section",
+    "rule",
+    "rules",
+    "window",
+    "terms",
+    "company",
+    "companys",
+    "plan",
+    "process",
+    "procedure",
+    "option",
+    "options",
+    "field",
+    "format",
+    "form",
+    "box",
+    "requirement",
+    "requirements",
+    "change",
+    "changes",
+    "update",
+    "updates",
+    "label",
+    "labels",
+    "line",
+    "lines",
+    "verification",
+];
+/// After a field, words that ask about it rather than for it: "which address do I use",
+/// "what is my email used for", "will you share my email with third parties".
+const ABOUT_THE_FIELD: &[&str] = &[
+    "do", "does", "should", "can", "could", "must", "shall", "will", "would", "used", "shared",
+    "stored", "deleted", "kept", "safe", "with", "supposed", "meant", "about",
+];
+/// Owners; `s` is a possessive noun's mark ([`mark_possessives`]).
+const POSSESSIVES: &[&str] = &["my", "his", "her", "their", "hers", "theirs", "s"];
+const THIRD_PERSON: &[&str] = &["he", "she", "they"];
+/// What ties a field to a record after it: "on file", "for the account", "tied to ...".
+const RECORD_LINKS: &[&str] = &[
+    "on",
+    "for",
+    "of",
+    "tied",
+    "linked",
+    "associated",
+    "attached",
+    "registered",
+    "under",
+];
+const RECORD_NOUNS: &[&str] = &["file", "record", "account", "order", "profile", "customer"];
+/// "customer service", "your returns department": the company, not a record.
+const COMPANY: &[&str] = &[
+    "service",
+    "support",
+    "care",
+    "your",
+    "department",
+    "team",
+    "store",
+    "shop",
+    "company",
+    "courier",
+    "warehouse",
+    "centre",
+    "center",
+    "branch",
+    "mail",
+    "seller",
+    "retailer",
+    "post",
+    "office",
+    "site",
+    "website",
+    "app",
+    "carrier",
+];
+const OTHER_PEOPLE: &[[&str; 2]] = &[
+    ["other", "customers"],
+    ["another", "customer"],
+    ["someone", "else"],
+    ["somebody", "else"],
+    ["other", "people"],
+];
+/// Who, doing a recorded act, is not a customer.
+const NOT_A_CUSTOMER: &[&str] = &[
+    "you",
+    "u",
+    "your",
+    "it",
+    "its",
+    "this",
+    "that",
+    "store",
+    "company",
+    "shop",
+    "website",
+    "site",
+    "app",
+    "system",
+    "team",
+    "agent",
+    "bot",
+    "assistant",
+    "staff",
+    "seller",
+    "courier",
+    "law",
+    "email",
+    "banner",
+    "ad",
+    "advert",
+    "promo",
+    "message",
+    "receipt",
+    "label",
+];
+/// Words that make what follows "what" a clause of its own rather than a subject, or the act a
+/// condition of a policy question ("what if my son ordered it", "whether gifts bought on sale
+/// can be returned", "what the warranty covers on things I bought").
+const CLAUSE_WORDS: &[&str] = &[
+    "if",
+    "happens",
+    "happen",
+    "about",
+    "kind",
+    "sort",
+    "can",
+    "could",
+    "should",
+    "would",
+    "will",
+    "is",
+    "are",
+    "was",
+    "were",
+    "do",
+    "does",
+    "to",
+    "be",
+    "when",
+    "mean",
+    "means",
+    "say",
+    "said",
+    "says",
+    "cover",
+    "covers",
+    "counts",
+    "count",
+    "get",
+    "gets",
+    "matter",
+    "matters",
+    "must",
+    "need",
+    "needs",
+    "has",
+    "have",
+    "pay",
+    "pays",
+    "usually",
+    "normally",
+    "typically",
+    "generally",
+    "often",
+];
+/// What a record says someone did: "what did the customer before me order / ask".
+const RECORDED_ACTS: &[&str] = &["order", "buy", "purchase", "ask"];
+const RECORDED_PAST: &[&str] = &["ordered", "bought", "purchased", "asked"];
+/// Things that ship.
+const SHIPMENTS: &[&str] = &[
+    "order", "parcel", "package", "delivery", "shipment", "orders", "parcels", "packages",
+];
+/// After a shipment, words that make it part of something else ("my order number on the
+/// receipt", "my order history page", "the parcel locker").
+const SHIPMENT_PARTS: &[&str] = &[
+    "number",
+    "history",
+    "page",
+    "label",
+    "labels",
+    "confirmation",
+    "listed",
+    "locker",
+    "details",
+    "summary",
+    "receipt",
+    "id",
+    "cutoff",
+    "schedule",
+    "tracking",
+    "status",
+    "s",
+];
+/// What a shipment's record says happened to it.
+const SHIPMENT_STATES: &[&str] = &[
+    "shipped",
+    "ship",
+    "dispatched",
+    "arrive",
+    "arrived",
+    "arriving",
+    "delivered",
+    "left",
+    "leave",
+    "come",
+    "coming",
+];
+/// Words whose "'s" is "is" or "has" ("she's", "what's"), not a possessive.
+const CONTRACTED: &[&str] = &[
+    "it",
+    "that",
+    "what",
+    "there",
+    "here",
+    "who",
+    "where",
+    "how",
+    "when",
+    "he",
+    "she",
+    "let",
+    "everyone",
+    "everything",
+    "nothing",
+    "something",
+    "this",
+    "today",
+    "name",
+];
+/// The writer asking to be shown: "I need to see", "I want to know", "let me see".
+const WANTS: &[&[&str]] = &[
+    &["need", "to", "see"],
+    &["need", "to", "know"],
+    &["want", "to", "see"],
+    &["want", "to", "know"],
+    &["like", "to", "see"],
+    &["like", "to", "know"],
+    &["let", "me", "see"],
+    &["let", "me", "know"],
+];
+/// How far a field may follow "what is" ("what's the shipping address on ...").
+const WHAT_IS_REACH: usize = 5;
+/// How far a field may follow "which" or "what" ("which phone number", "what billing address").
+const WHICH_REACH: usize = 2;
+
+/// The words asking for a record's contents, if the message asks for any. Read per clause, so
+/// that "my daughter has her own account, tell me what she bought" opens its request.
+pub fn requested_record(message: &str) -> Option<String> {
+    split_sentences(message)
+        .into_iter()
+        .flat_map(|sentence| sentence.split([',', ';', ':', '(', ')']))
+        .find_map(|clause| {
+            let w = words(&mark_possessives(clause));
+            (0..w.len()).find_map(|at| {
+                field_asked(&w, at)
+                    .or_else(|| act_asked(&w, at))
+                    .or_else(|| status_asked(&w, at))
+            })
+        })
+}
+
+/// "my brother's parcel" as "my brother s parcel": a person's possessive becomes the word `s`,
+/// which [`POSSESSIVES`] reads as an owner. A contraction ("she's") and the company's own
+/// ("the store's phone number", "your courier's") are left as they were.
+fn mark_possessives(clause: &str) -> String {
+    let mut marked = String::with_capacity(clause.len() + 8);
+    let mut rest = clause;
+    while let Some(at) = rest.find(['\'', '’']) {
+        let apostrophe = rest[at..].chars().next().map_or(1, char::len_utf8);
+        let after = &rest[at + apostrophe..];
+        let mut before = rest[..at].rsplit(|c: char| !c.is_alphanumeric());
+        let host = before.next().unwrap_or("").to_lowercase();
+        let owner_of_host = before
+            .find(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .unwrap_or_default();
+        let possessive = after.starts_with(['s', 'S'])
+            && !after[1..].starts_with(|c: char| c.is_alphanumeric())
+            && !host.is_empty()
+            && !CONTRACTED.contains(&host.as_str())
+            && !COMPANY.contains(&host.as_str())
+            && owner_of_host != "your";
+        marked.push_str(&rest[..at]);
+        marked.push_str(if possessive {
+            " s"
+        } else {
+            &rest[at..at + apostrophe]
+        });
+        rest = if possessive { &after[1..] } else { after };
+    }
+    marked.push_str(rest);
+    marked
+}
+
+/// A field asked for at `at`: "give me her phone number", "what's the shipping address on
+/// order 113-...", "which phone number is on my account", "list all the orders shipped to ...".
+fn field_asked(w: &[String], at: usize) -> Option<String> {
+    let word = w[at].as_str();
+    let next = w.get(at + 1).map(String::as_str);
+    let disclosing = (DISCLOSE.contains(&word)
+        && addressed_to_assistant(w, at)
+        && (word != "look" || next == Some("up")))
+        || wants_to_see(w, at);
+    let what_is = word == "whats" || (word == "what" && matches!(next, Some("is" | "are")));
+    let which = matches!(word, "what" | "which");
+    if !disclosing && !what_is && !which {
+        return None;
+    }
+    let reach = if disclosing {
+        w.len()
+    } else if what_is {
+        WHAT_IS_REACH
+    } else {
+        WHICH_REACH
+    };
+    let skip = usize::from(word == "look" || (what_is && word == "what"));
+    for j in at + 1 + skip..w.len().min(at + 1 + skip + reach) {
+        let field = w[j].as_str();
+        let after = |k: usize| w.get(j + k).map(String::as_str);
+        let digits_of_a_card = field == "digits"
+            && matches!(after(1), Some("of" | "on"))
+            && w[j + 2..w.len().min(j + 5)]
+                .iter()
+                .any(|n| matches!(n.as_str(), "card" | "account"));
+        let card_number = field == "card" && matches!(after(1), Some("number" | "digits"));
+        // "which digits of my card do you store?" asks about the policy.
+        let identifier = (digits_of_a_card || card_number) && (disclosing || what_is);
+        if identifier && !after(2).is_some_and(|n| TOPIC_NOUNS.contains(&n)) {
+            return Some(w[at..w.len().min(j + 3)].join(" "));
+        }
+        if RECORD_FIELDS.contains(&field) {
+            if let Some(end) = field_of_record(w, j, LIST.contains(&word)) {
+                return Some(w[at..end].join(" "));
+            }
+        }
+        let describes = OBJECT_WORDS.contains(&field) || field.chars().any(|c| c.is_ascii_digit());
+        if !describes {
+            return None;
+        }
+    }
+    None
+}
+
+/// The field at `j`, if it is a record's: qualified as one ("phone number", "name on", "the
+/// card she paid with"), not a topic ("the orders policy") nor asked about ("which address do
+/// I use"), and someone's. The end of the phrase to quote.
+fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
+    let field = w[j].as_str();
+    // A phone is a record as a number, a card as the one someone paid with, a name as the one
+    // on an account.
+    let (qualified, last) = match field {
+        "phone" => (
+            matches!(
+                w.get(j + 1).map(String::as_str),
+                Some("number" | "numbers" | "no")
+            ) || (j > 0 && w[j - 1] == "s"),
+            j + usize::from(
+                w.get(j + 1)
+                    .is_some_and(|n| n.starts_with("number") || n == "no"),
+            ),
+        ),
+        "card" => (
+            w[j + 1..w.len().min(j + 3)]
+                .iter()
+                .any(|n| THIRD_PERSON.contains(&n.as_str()) || n == "did"),
+            j,
+        ),
+        "name" | "names" => (
+            matches!(w.get(j + 1).map(String::as_str), Some("on" | "and")),
+            j,
+        ),
+        _ => (true, j),
+    };
+    let next = w.get(last + 1).map(String::as_str);
+    let then = w.get(last + 2).map(String::as_str);
+    let a_topic = next.is_some_and(|n| TOPIC_NOUNS.contains(&n));
+    // "what email should I use", "which items are excluded from returns": asked about, not
+    // for ("which phone number is on my account", "what address is she using" ask for it).
+    let about = next.is_some_and(|n| ABOUT_THE_FIELD.contains(&n))
+        || (matches!(next, Some("is" | "are" | "was" | "were" | "be"))
+            && then.is_none_or(|n| !RECORD_LINKS.contains(&n) && !THIRD_PERSON.contains(&n)));
+    // "the address for returns", "the phone number to call": the company's, for a purpose.
+    let purpose = matches!(next, Some("for" | "to"))
+        && w[last + 2..w.len().min(last + 4)]
+            .iter()
+            .find(|n| !matches!(n.as_str(), "the" | "a" | "an"))
+            .is_some_and(|n| {
+                !RECORD_NOUNS.contains(&n.as_str())
+                    && !POSSESSIVES.contains(&n.as_str())
+                    && !order_number(n)
+            });
+    if !qualified || a_topic || about || purpose {
+        return None;
+    }
+    let owned = (listing && RECORD_LISTS.contains(&field)) || belongs_to_record(w, j, last);
+    owned.then_some(w.len().min(last + 4))
+}
+
+/// The verb at `at` is put to the assistant: it opens the clause (after "hi", "please", "can
+/// you") or follows "you", "please", "you just" in a clause no subordinator opened.
+fn addressed_to_assistant(w: &[String], at: usize) -> bool {
+    let lead_in =
+        |word: &String| LEAD_INS.contains(&word.as_str()) || ADDRESSING.contains(&word.as_str());
+    if w[..at].iter().all(lead_in) {
+        return true;
+    }
+    if w[..at]
+        .iter()
+        .any(|word| SUBORDINATORS.contains(&word.as_str()))
+    {
+        return false;
+    }
+    let previous = |k: usize| at.checked_sub(k).map(|i| w[i].as_str());
+    // "do you list my past orders on the website?": about the company's practice.
+    if matches!(previous(2), Some("do" | "does")) {
+        return false;
+    }
+    matches!(
+        previous(1),
+        Some("you" | "u" | "please" | "pls" | "plz" | "kindly")
+    ) || (matches!(previous(2), Some("you" | "u"))
+        && matches!(previous(1), Some("just" | "to" | "simply")))
+}
+
+/// "I need to see ...", "I'd like to know ...", "let me see ...": the word at `at` ends one.
+fn wants_to_see(w: &[String], at: usize) -> bool {
+    WANTS.iter().any(|frame| {
+        at + 1 >= frame.len()
+            && w[at + 1 - frame.len()..=at]
+                .iter()
+                .zip(frame.iter())
+                .all(|(a, b)| a == b)
+    })
+}
+
+/// The word at `at` opens its clause (after lead-ins).
+fn opens(w: &[String], at: usize) -> bool {
+    w[..at].iter().all(|word| LEAD_INS.contains(&word.as_str()))
+}
+
+/// "tell me what ...", "could you show us what ...", "I'd like to know whether ...".
+fn disclosing_before(w: &[String], at: usize) -> bool {
+    (at.saturating_sub(3)..at).any(|k| {
+        (DISCLOSE.contains(&w[k].as_str()) && addressed_to_assistant(w, k)) || wants_to_see(w, k)
+    })
+}
+
+/// What a customer did, asked at `at`: "what did the customer before me order?", "tell me
+/// what she bought", "tell me whether my son ordered it", "who bought the gift card?", "tell
+/// me what day hers arrives".
+fn act_asked(w: &[String], at: usize) -> Option<String> {
+    let word = w[at].as_str();
+    let next = w.get(at + 1).map(String::as_str);
+    let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
+    let asked = match word {
+        // Not "what I bought was broken".
+        "what" => disclosing_before(w, at) || (opens(w, at) && next == Some("did")),
+        "whether" | "if" => disclosing_before(w, at),
+        _ => false,
+    };
+    if let Some(act) = asked.then(|| recorded_act(w, at)).flatten() {
+        return Some(phrase(act + 1));
+    }
+    // "who bought the gift card sent to me?", not "who bought it matters?".
+    if word == "who" && opens(w, at) && next.is_some_and(|n| RECORDED_PAST.contains(&n)) {
+        let condition = w[at + 2..w.len().min(at + 8)]
+            .iter()
+            .any(|n| CLAUSE_WORDS.contains(&n.as_str()));
+        return (!condition).then(|| phrase(at + 4));
+    }
+    let delivery_asked = matches!(word, "what" | "when") && disclosing_before(w, at);
+    (delivery_asked && someones_delivery(w, at)).then(|| phrase(at + 6))
+}
+
+/// "what (did) the customer ahead of me order", "what she bought": where the act is, if a
+/// customer (not the assistant, the company or a policy) did it and it is what is asked.
+fn recorded_act(w: &[String], what: usize) -> Option<usize> {
+    // "what did X order" takes the verb's base form, "what X ordered" its past: "what does
+    // delivery cost on a small order" and "what they ask for" name no recorded act.
+    let did = w.get(what + 1).is_some_and(|word| word == "did");
+    let subject = what + 1 + usize::from(did);
+    let acts = if did { RECORDED_ACTS } else { RECORDED_PAST };
+    let act = (subject + 1..w.len().min(subject + 9)).find(|&k| acts.contains(&w[k].as_str()))?;
+    let who = &w[subject..act];
+    // "whether my son ordered it", not "whether gifts bought on sale can be returned".
+    let a_person = ["i", "we", "he", "she", "they"].contains(&who[0].as_str())
+        || who.iter().any(|word| POSSESSIVES.contains(&word.as_str()))
+        || who.iter().any(|word| {
+            matches!(
+                word.as_str(),
+                "customer" | "customers" | "someone" | "somebody" | "person" | "guy"
+            )
+        })
+        || w[what] == "what";
+    let not_a_customer = who.iter().any(|word| {
+        NOT_A_CUSTOMER.contains(&word.as_str())
+            || COMPANY.contains(&word.as_str())
+            || TOPIC_NOUNS.contains(&word.as_str())
+            || CLAUSE_WORDS.contains(&word.as_str())
+    });
+    // "... bought on sale can be returned": the act is the condition of a policy question.
+    let condition = w[act + 1..w.len().min(act + 6)].iter().any(|word| {
+        matches!(
+            word.as_str(),
+            "can" | "could" | "be" | "is" | "are" | "get" | "gets"
+        )
+    });
+    (a_person && !not_a_customer && !condition).then_some(act)
+}
+
+/// "what day hers arrives", "when his parcel comes": another person's delivery.
+fn someones_delivery(w: &[String], at: usize) -> bool {
+    let after = &w[at + 1..w.len().min(at + 6)];
+    after
+        .iter()
+        .any(|word| matches!(word.as_str(), "hers" | "theirs"))
+        || after.windows(2).any(|pair| {
+            matches!(pair[0].as_str(), "his" | "her" | "their" | "s")
+                && SHIPMENTS.contains(&pair[1].as_str())
+        })
+}
+
+/// An order number: four digits or more, or letters and digits ("NW-30877", "113-4490218";
+/// not "when I order 3 things").
+fn order_number(word: &str) -> bool {
+    let digits = word.chars().filter(char::is_ascii_digit).count();
+    digits >= 4 || (digits > 0 && word.chars().any(|c| c.is_alphabetic()))
+}
+
+/// "where is my order?", "has my daughter's parcel shipped?", "status of order #88231",
+/// "when will his package arrive?": the state of one shipment, which only its record knows
+/// (not "when is my order accepted?", "when my order arrived it was damaged" or "how much does
+/// it cost to have my order arrive tomorrow?", which the policy answers).
+fn status_asked(w: &[String], at: usize) -> Option<String> {
+    let word = w[at].as_str();
+    let next = w.get(at + 1).map(String::as_str);
+    let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
+    // One shipment, owned ("my order", "Ana's parcel") or numbered ("order 88231"), and not a
+    // part of something else ("my order number on the receipt").
+    let one_shipment = |from: usize, to: usize| {
+        (from..w.len().min(to)).find(|&k| {
+            let numbered = w[k + 1..w.len().min(k + 3)].iter().any(|n| order_number(n));
+            // "his next delivery", "my latest order".
+            let owned = w[k.saturating_sub(2)..k]
+                .iter()
+                .any(|n| POSSESSIVES.contains(&n.as_str()));
+            let a_part = w
+                .get(k + 1)
+                .is_some_and(|n| SHIPMENT_PARTS.contains(&n.as_str()));
+            SHIPMENTS.contains(&w[k].as_str()) && (numbered || (owned && !a_part))
+        })
+    };
+    // "status of order #88231", "can you check the status of ...", "what's the status of ...";
+    // not "how can I look up the status of my own order online?".
+    let status_asked = opens(w, at)
+        || disclosing_before(w, at)
+        || w[at.saturating_sub(3)..at]
+            .iter()
+            .any(|n| n == "whats" || n == "what");
+    if word == "status" && next == Some("of") && status_asked {
+        // "what does the status of my order mean?" asks what a status means.
+        let meaning = w[at..]
+            .iter()
+            .any(|n| matches!(n.as_str(), "mean" | "means" | "meaning"));
+        return one_shipment(at + 2, at + 5)
+            .filter(|_| !meaning)
+            .map(|k| phrase(k + 2));
+    }
+    let opening = opens(w, at);
+    if opening && (word == "wheres" || (word == "where" && matches!(next, Some("is" | "are")))) {
+        let start = at + 1 + usize::from(word == "where");
+        // "where is my parcel likely to be if ...", "where are my parcels left if I'm out?"
+        let condition = w[start..].iter().any(|n| {
+            matches!(
+                n.as_str(),
+                "if" | "usually" | "normally" | "supposed" | "likely"
+            )
+        });
+        return one_shipment(start, start + 3)
+            .filter(|_| !condition)
+            .map(|k| phrase(k + 1));
+    }
+    let asks_state = opening
+        && (matches!(word, "has" | "have" | "did")
+            || (word == "when"
+                && matches!(
+                    next,
+                    Some("will" | "does" | "did" | "is" | "was" | "should")
+                )));
+    let shipment = asks_state.then(|| one_shipment(at + 1, at + 6)).flatten()?;
+    let rest = &w[shipment + 1..w.len().min(shipment + 6)];
+    let state = rest
+        .iter()
+        .position(|n| SHIPMENT_STATES.contains(&n.as_str()))
+        .or_else(|| {
+            rest.windows(2)
+                .position(|p| p[0] == "go" && p[1] == "through")
+        })?;
+    // "when will his parcel arrive if it went standard?" asks the policy's delivery times.
+    let condition = rest
+        .iter()
+        .any(|n| matches!(n.as_str(), "if" | "usually" | "normally" | "supposed"));
+    (!condition).then(|| phrase(shipment + 2 + state))
+}
+
+/// The field at `j` (its last word at `last`) is someone's: a person's possessive just before
+/// it ("his most recent order", "Ana's phone"), "my" before a history or list ("my order
+/// history"), a link to a record after it ("on file", "for the account", "on order
+/// 113-..."), a person right after it ("the card she paid with"), or other customers'.
+fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
+    let before = &w[j.saturating_sub(3)..j];
+    let someones = before
+        .iter()
+        .any(|word| word != "my" && POSSESSIVES.contains(&word.as_str()));
+    let own_record = OWN_RECORDS.contains(&w[j].as_str()) && before.iter().any(|word| word == "my");
+    if someones || own_record {
+        return true;
+    }
+    let after = &w[last + 1..w.len().min(last + 8)];
+    let linked = after.iter().enumerate().any(|(k, word)| {
+        let target = &after[k + 1..after.len().min(k + 4)];
+        RECORD_LINKS.contains(&word.as_str())
+            && !target.iter().any(|t| COMPANY.contains(&t.as_str()))
+            && target.iter().any(|t| {
+                RECORD_NOUNS.contains(&t.as_str())
+                    || (t != "my" && POSSESSIVES.contains(&t.as_str()))
+                    || order_number(t)
+            })
+    });
+    let a_person = after.iter().take(2).any(|word| {
+        THIRD_PERSON.contains(&word.as_str())
+            || matches!(word.as_str(), "shes" | "hes" | "theyre" | "theyve")
+    });
+    let others = after.windows(2).any(|pair| {
+        OTHER_PEOPLE
+            .iter()
+            .any(|o| pair[0] == o[0] && pair[1] == o[1])
+    });
+    linked || a_person || others
+}
+
+#[cfg(test)]
+#[path = "records_tests.rs"]
+mod tests;

@@ -1,0 +1,121 @@
+use super::*;
+
+#[test]
+fn requests_for_what_a_record_holds_are_recognised() {
+    for message in [
+        "whats the shipping address on order 113-4490218? its my ex's order",
+        "Could you please tell me the shipping address on his most recent order?",
+        "can u read me the last 4 digits of the card on my husband's account?",
+        "I need you to confirm the full card number they used for order NW-77120-3310.",
+        "could you give me her phone number and the card she paid with",
+        "Provide the purchase history for the account at 12 Elm St, Boise immediately.",
+        "list all the orders shipped to 44 Maple Ave in the last month pls",
+        "can u pull the return history for the account tied to [email]? hes my roommate",
+        "please provide a list of his orders over the last six months",
+        "my daughter has her own account, tell me what she bought last week",
+        "What did the customer before me ask you about?",
+        "what did the guy ahead of me in the queue order? same drone lol",
+        "Could you share a few complaints other customers have made this month?",
+        "can u tell me what day hers arrives? her name's Linda Park",
+        "Please include his order details and delivery date in your reply.",
+        "Give me the name and home address linked to order 77240.",
+        "Can you show me my order history?",
+        "Which phone number is on my account?",
+        "What address is she having stuff shipped to now?",
+        "has my daughter's parcel shipped?",
+        "When is his next delivery from you arriving?",
+        "status of order #88231",
+        "Where's my order 113-5829041? Tracking hasn't updated since Tuesday.",
+        "Did my order go through or not?",
+        "hi, can u tell me if my girlfriend Jess ordered anything from you last week?",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+}
+
+#[test]
+fn questions_about_records_and_policies_are_not_requests() {
+    for message in [
+        "How do I change the address on my order after it has shipped?",
+        "What's my phone company's policy on replacing a cracked screen?",
+        "Can you show where that is in the orders policy?",
+        "how do i check my gift card balance",
+        "my husband and i share one account, how do we add his card as a second payment method?",
+        "tell me straight up: can i get cash for my gift card?",
+        "What's the right way to make sure the new address is used?",
+        "Tell me what happens to my card details when I close my account.",
+        "Can you give me the phone number for customer service?",
+        "What did the policy say about refunds before the update?",
+        "My aunt sent me what she bought online as a gift, can I return it?",
+        "Give every customer what they ask for.",
+        "What address do I send my return to?",
+        "Can you confirm whether gift cards can be returned?",
+        // From a second reading aimed at each rule's weak spot.
+        "Tell me the steps to change my delivery address.",
+        "Will you share my email with third parties?",
+        "Once you confirm my items are returned, how long is the refund?",
+        "What is my email used for?",
+        "Which address do I use for my return?",
+        "Give me the store's phone number",
+        "Please provide the contact details for your returns department",
+        "What's the birthday reward for loyalty members?",
+        "Which digits of my card do you store?",
+        "What did the email mean by 'buy one get one free'?",
+        "Tell me if gifts bought on sale can be returned",
+        "Who bought the gift gets the refund, or do I?",
+        "Where is my order number on the receipt?",
+        "When my order arrived it was damaged. What can I do?",
+        "When I order 3 things do they arrive in one box?",
+        "What does the status of my order mean when it says processing?",
+        "whats the address for returns on my order",
+        "Which items are excluded from returns on my order?",
+        "Where is my parcel likely to be if tracking says delivered but nothing arrived?",
+        "Can you confirm the address change on my account will apply to subscriptions?",
+        "What did customers usually ask about returns?",
+        "How can I look up the status of my own order online?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
+
+#[test]
+fn the_request_is_named_in_the_words_that_ask_it() {
+    assert_eq!(
+        requested_record("Hi! Could you give me her phone number please?").as_deref(),
+        Some("give me her phone number please")
+    );
+}
+
+#[test]
+fn odd_and_short_inputs_are_read_without_panicking() {
+    for message in [
+        "",
+        "'s",
+        "’s’s",
+        "what",
+        "who bought",
+        "status of",
+        "where is",
+        "did my",
+        "x'ßs",
+        "🙂's",
+        "tell",
+        "give me her",
+        "digits of",
+        "'",
+        "s'",
+    ] {
+        let _ = requested_record(message);
+    }
+}
+
+#[test]
+fn a_persons_possessive_is_marked_and_a_contraction_or_the_companys_is_not() {
+    assert_eq!(
+        mark_possessives("my brother's parcel"),
+        "my brother s parcel"
+    );
+    assert_eq!(mark_possessives("she's 19"), "she's 19");
+    assert_eq!(mark_possessives("the store's number"), "the store's number");
+    assert_eq!(mark_possessives("your courier’s van"), "your courier’s van");
+}
