@@ -60,6 +60,19 @@ pub enum PiiKind {
 }
 
 impl PiiKind {
+    pub const ALL: [PiiKind; 5] = [
+        PiiKind::Email,
+        PiiKind::Phone,
+        PiiKind::PaymentCard,
+        PiiKind::Iban,
+        PiiKind::NationalId,
+    ];
+
+    /// What [`redact`] writes in place of a match: `[email]`.
+    pub fn placeholder(self) -> String {
+        format!("[{}]", self.as_str())
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             PiiKind::Email => "email",
@@ -275,7 +288,7 @@ pub fn redact(text: &str, matches: &[PiiMatch]) -> String {
             continue;
         }
         out.push_str(&text[cursor..m.span.start]);
-        out.push_str(&format!("[{}]", m.kind.as_str()));
+        out.push_str(&m.kind.placeholder());
         cursor = m.span.end;
     }
     out.push_str(&text[cursor..]);

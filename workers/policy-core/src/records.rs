@@ -22,7 +22,7 @@ const DISCLOSE: &[&str] = &[
     "tell", "give", "share", "provide", "list", "show", "pull", "confirm", "reveal", "disclose",
     "read", "include", "find", "check", "look",
 ];
-/// Verbs that only list (a list of orders is a record whoever owns it).
+/// Verbs that list or show (a list of orders is a record whoever owns it).
 const LIST: &[&str] = &["list", "show", "pull"];
 /// Words before a verb that still leave it addressed to the assistant.
 const ADDRESSING: &[&str] = &["can", "could", "would", "will", "you", "u", "ya", "well"];
@@ -49,10 +49,11 @@ const RECORD_FIELDS: &[&str] = &[
     "items",
     "complaints",
 ];
-/// Fields that are the writer's record with a bare "my" ("my order history"); the others need
-/// more ("my email" is also the writer's address for a newsletter or a password reset).
-const OWN_RECORDS: &[&str] = &["history", "orders", "purchases", "details", "items"];
-/// Histories and lists of a record.
+/// Fields that are the writer's record with a bare "my" ("my order history", "my purchases",
+/// "my account details"); the others need more ("my email" is also the writer's address for a
+/// newsletter, "my items" the ones a question is about).
+const OWN_RECORDS: &[&str] = &["history", "purchases", "details"];
+/// Histories and lists of a record, which listing or showing discloses.
 const RECORD_LISTS: &[&str] = &["history", "orders", "purchases"];
 /// Words that may stand between a verb and the field it asks for: articles, owners,
 /// quantities, and the kinds of address, number or history ("the last four digits of", "a list
@@ -386,12 +387,26 @@ pub fn requested_record(message: &str) -> Option<String> {
         .into_iter()
         .flat_map(|sentence| sentence.split([',', ';', ':', '(', ')']))
         .find_map(|clause| {
-            let w = words(&mark_possessives(clause));
+            let w = words(&mark_possessives(&mark_redactions(clause)));
             (0..w.len()).find_map(|at| {
                 field_asked(&w, at)
                     .or_else(|| act_asked(&w, at))
                     .or_else(|| status_asked(&w, at))
             })
+        })
+}
+
+/// The token a redacted identifier reads as: letters and a digit, so [`order_number`] and the
+/// record links read "order [phone]" (a redacted order number) or "tied to [email]" as the
+/// identifier they were.
+const REDACTED: &str = "redacted0";
+
+/// Personal data is redacted before intent is read; its placeholders stand for identifiers.
+fn mark_redactions(clause: &str) -> String {
+    crate::guardrails::PiiKind::ALL
+        .iter()
+        .fold(clause.to_string(), |text, kind| {
+            text.replace(&kind.placeholder(), REDACTED)
         })
 }
 
@@ -449,7 +464,10 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
     } else {
         WHICH_REACH
     };
-    let skip = usize::from(word == "look" || (what_is && word == "what"));
+    // "look up", "pull up", "what is": the verb's second word.
+    let skip = usize::from(
+        (matches!(word, "look" | "pull") && next == Some("up")) || (what_is && word == "what"),
+    );
     for j in at + 1 + skip..w.len().min(at + 1 + skip + reach) {
         let field = w[j].as_str();
         let after = |k: usize| w.get(j + k).map(String::as_str);
@@ -459,8 +477,14 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
                 .iter()
                 .any(|n| matches!(n.as_str(), "card" | "account"));
         let card_number = field == "card" && matches!(after(1), Some("number" | "digits"));
-        // "which digits of my card do you store?" asks about the policy.
-        let identifier = (digits_of_a_card || card_number) && (disclosing || what_is);
+        // "which digits of my card do you store?", "the card number on a gift card", "what are
+        // the digits of a card used for?" ask about the policy.
+        let nearby = &w[j + 1..w.len().min(j + 6)];
+        let generic = nearby.windows(2).any(|p| {
+            matches!(p[0].as_str(), "a" | "an")
+                && matches!(p[1].as_str(), "card" | "gift" | "account")
+        });
+        let identifier = (digits_of_a_card || card_number) && (disclosing || what_is) && !generic;
         if identifier && !after(2).is_some_and(|n| TOPIC_NOUNS.contains(&n)) {
             return Some(w[at..w.len().min(j + 3)].join(" "));
         }
@@ -469,7 +493,10 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
                 return Some(w[at..end].join(" "));
             }
         }
-        let describes = OBJECT_WORDS.contains(&field) || field.chars().any(|c| c.is_ascii_digit());
+        // "Ana's", "the customer's": a person's possessive, marked `s` after the name.
+        let an_owner = w.get(j + 1).is_some_and(|n| n == "s");
+        let describes =
+            OBJECT_WORDS.contains(&field) || an_owner || field.chars().any(|c| c.is_ascii_digit());
         if !describes {
             return None;
         }
@@ -528,16 +555,30 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
     if !qualified || a_topic || about || purpose {
         return None;
     }
-    let owned = (listing && RECORD_LISTS.contains(&field)) || belongs_to_record(w, j, last);
+    // "list all the orders shipped to 44 Maple Ave" lists a record whoever owns it; "the
+    // history of the returns policy" and "the orders that qualify for free shipping" do not.
+    let a_record_listed = listing
+        && RECORD_LISTS.contains(&field)
+        && !matches!(
+            next,
+            Some("of" | "that" | "which" | "eligible" | "qualifying")
+        );
+    let owned = a_record_listed || belongs_to_record(w, j, last);
     owned.then_some(w.len().min(last + 4))
 }
 
 /// The verb at `at` is put to the assistant: it opens the clause (after "hi", "please", "can
-/// you") or follows "you", "please", "you just" in a clause no subordinator opened.
+/// you"), follows "please", or follows "you" or "you just" with no subordinator before it
+/// ("once you confirm ..." is not an order).
 fn addressed_to_assistant(w: &[String], at: usize) -> bool {
     let lead_in =
         |word: &String| LEAD_INS.contains(&word.as_str()) || ADDRESSING.contains(&word.as_str());
     if w[..at].iter().all(lead_in) {
+        return true;
+    }
+    let previous = |k: usize| at.checked_sub(k).map(|i| w[i].as_str());
+    // "if possible please show me ...": an imperative whatever opens the clause.
+    if matches!(previous(1), Some("please" | "pls" | "plz" | "kindly")) {
         return true;
     }
     if w[..at]
@@ -546,7 +587,6 @@ fn addressed_to_assistant(w: &[String], at: usize) -> bool {
     {
         return false;
     }
-    let previous = |k: usize| at.checked_sub(k).map(|i| w[i].as_str());
     // "do you list my past orders on the website?": about the company's practice.
     if matches!(previous(2), Some("do" | "does")) {
         return false;
@@ -656,8 +696,9 @@ fn someones_delivery(w: &[String], at: usize) -> bool {
         })
 }
 
-/// An order number: four digits or more, or letters and digits ("NW-30877", "113-4490218";
-/// not "when I order 3 things").
+/// An order number, one word of it as [`words`] splits them: four digits or more, or letters
+/// and digits ("30877" of "NW-30877", "4490218" of "113-4490218", a redacted identifier; not
+/// the "3" of "when I order 3 things").
 fn order_number(word: &str) -> bool {
     let digits = word.chars().filter(char::is_ascii_digit).count();
     digits >= 4 || (digits > 0 && word.chars().any(|c| c.is_alphabetic()))
@@ -740,8 +781,7 @@ fn status_asked(w: &[String], at: usize) -> Option<String> {
 }
 
 /// The field at `j` (its last word at `last`) is someone's: a person's possessive just before
-/// it ("his most recent order", "Ana's phone"), "my" before a history or list ("my order
-/// history"), a link to a record after it ("on file", "for the account", "on order
+/// it ("his email", "Ana's phone number"), "my" before a history ("my order history"), a link to a record after it ("on file", "for the account", "on order
 /// 113-..."), a person right after it ("the card she paid with"), or other customers'.
 fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
     let before = &w[j.saturating_sub(3)..j];

@@ -28,6 +28,12 @@ fn requests_for_what_a_record_holds_are_recognised() {
         "Where's my order 113-5829041? Tracking hasn't updated since Tuesday.",
         "Did my order go through or not?",
         "hi, can u tell me if my girlfriend Jess ordered anything from you last week?",
+        // From a review of the code: a named owner, "pull up", a redacted order number, "please"
+        // after a subordinate clause.
+        "Tell me Ana's phone number",
+        "Pull up my return history please",
+        "status of order [phone]",
+        "Hi, if possible please show me my order history",
     ] {
         assert!(requested_record(message).is_some(), "{message}");
     }
@@ -73,6 +79,12 @@ fn questions_about_records_and_policies_are_not_requests() {
         "Can you confirm the address change on my account will apply to subscriptions?",
         "What did customers usually ask about returns?",
         "How can I look up the status of my own order online?",
+        "Can you show me the history of the returns policy?",
+        "Show me the orders that qualify for free shipping",
+        "Can you confirm the card number on a gift card is 16 digits?",
+        "What are the last four digits of a card used for?",
+        "Please check my items against your returns policy",
+        "Can you confirm my orders over 50 ship free?",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
     }

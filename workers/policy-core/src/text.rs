@@ -24,9 +24,11 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
                 let b = bytes[i];
                 let at_end_of_word = i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace();
                 if matches!(b, b'.' | b'?' | b'!') && at_end_of_word {
+                    // After the separator, however many bytes it takes ("order\u{202F}?").
                     let word_start = line[..i]
-                        .rfind(|c: char| c.is_whitespace() || c == '(')
-                        .map_or(0, |p| p + 1);
+                        .char_indices()
+                        .rfind(|&(_, c)| c.is_whitespace() || c == '(')
+                        .map_or(0, |(p, c)| p + c.len_utf8());
                     let word = line[word_start..i].to_ascii_lowercase();
                     let next_starts_sentence =
                         line[i + 1..].trim_start().chars().next().is_none_or(|c| {

@@ -323,3 +323,13 @@ fn a_short_preamble_or_a_single_sentence_has_no_asking_part() {
         None
     );
 }
+
+#[test]
+fn a_space_of_several_bytes_before_the_end_of_a_sentence_is_read_as_a_space() {
+    // A narrow no-break space before "?" (French typing) and a no-break space before ".".
+    assert_eq!(
+        split_sentences("Where is my order\u{202F}? It was due."),
+        vec!["Where is my order\u{202F}?", "It was due."]
+    );
+    assert_eq!(split_sentences("Thanks\u{A0}."), vec!["Thanks\u{A0}."]);
+}
