@@ -383,11 +383,12 @@ const WHICH_REACH: usize = 2;
 /// The words asking for a record's contents, if the message asks for any. Read per clause, so
 /// that "my daughter has her own account, tell me what she bought" opens its request.
 pub fn requested_record(message: &str) -> Option<String> {
-    split_sentences(message)
+    let message = mark_redactions(message);
+    split_sentences(&message)
         .into_iter()
         .flat_map(|sentence| sentence.split([',', ';', ':', '(', ')']))
         .find_map(|clause| {
-            let w = words(&mark_possessives(&mark_redactions(clause)));
+            let w = words(&mark_possessives(clause));
             (0..w.len()).find_map(|at| {
                 field_asked(&w, at)
                     .or_else(|| act_asked(&w, at))
@@ -402,10 +403,10 @@ pub fn requested_record(message: &str) -> Option<String> {
 const REDACTED: &str = "redacted0";
 
 /// Personal data is redacted before intent is read; its placeholders stand for identifiers.
-fn mark_redactions(clause: &str) -> String {
+fn mark_redactions(message: &str) -> String {
     crate::guardrails::PiiKind::ALL
         .iter()
-        .fold(clause.to_string(), |text, kind| {
+        .fold(message.to_string(), |text, kind| {
             text.replace(&kind.placeholder(), REDACTED)
         })
 }
