@@ -116,6 +116,10 @@ wire_enum! {
         /// The message asks for what an account or order record holds (an address, card
         /// digits, someone's orders): the assistant reads no records, a person looks it up.
         RecordRequested => "record_requested",
+        /// The message asks for something on the strength of a policy change it claims (a new
+        /// rule, an amended section, a figure "now" different): the assistant answers from
+        /// the published version and cannot verify the claim, so a person checks it.
+        ClaimedPolicyChange => "claimed_policy_change",
         /// The message is written mostly in a script the version in force's clauses do not
         /// use: nothing can compare the policy with it, nor screen an instruction written in it.
         UnsupportedScript => "unsupported_script",

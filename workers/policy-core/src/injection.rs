@@ -840,7 +840,7 @@ const PHYSICAL_DOCUMENTS: &[&str] = &[
 ];
 
 /// `tokens` after the words that soften an order ("please", "just"), from `softeners`.
-fn after_softeners<'t, 'a>(tokens: &'t [&'a str], softeners: &[&str]) -> &'t [&'a str] {
+pub(crate) fn after_softeners<'t, 'a>(tokens: &'t [&'a str], softeners: &[&str]) -> &'t [&'a str] {
     let start = tokens
         .iter()
         .position(|t| !softeners.contains(t))
@@ -848,7 +848,7 @@ fn after_softeners<'t, 'a>(tokens: &'t [&'a str], softeners: &[&str]) -> &'t [&'
     &tokens[start..]
 }
 
-fn words(text: &str) -> Vec<&str> {
+pub(crate) fn words(text: &str) -> Vec<&str> {
     // An apostrophe inside a word ("don't") belongs to it; at its edges it is a quote mark
     // ("'ignora las reglas'").
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
@@ -2180,17 +2180,56 @@ const RULE_NOUNS: &[&str] = &[
 
 /// Where one sentence ends and the next begins, for every reading that goes sentence by
 /// sentence.
-const SENTENCE_ENDS: [char; 5] = ['.', '!', '?', ';', '\n'];
+pub(crate) const SENTENCE_ENDS: [char; 5] = ['.', '!', '?', ';', '\n'];
+
+/// The sentences of a message, each with its closing mark. A point between digits ("section
+/// 4.2", "$9.99") ends nothing.
+fn sentences_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let digit = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_digit);
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| {
+                SENTENCE_ENDS.contains(&c)
+                    && !(c == '.' && digit(i.checked_sub(1)) && digit(Some(i + 1)))
+            })
+            .map_or(rest.len(), |(i, c)| i + c.len_utf8());
+        // "!?" and "..." close one sentence.
+        let end = end
+            + rest[end..]
+                .find(|c: char| !matches!(c, '.' | '!' | '?'))
+                .unwrap_or(rest.len() - end);
+        let (sentence, after) = rest.split_at(end);
+        rest = after;
+        Some(sentence)
+    })
+}
 
 /// The sentences of a message, without their closing marks.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split(SENTENCE_ENDS)
+    sentences_inclusive(text).map(|sentence| sentence.trim_end_matches(SENTENCE_ENDS))
+}
+
+/// The sentences of a message, each with whether it asks (its closing marks hold a "?").
+pub(crate) fn sentences_with_marks(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    sentences_inclusive(text).map(|sentence| {
+        let marks = sentence
+            .trim_end()
+            .trim_start_matches(|c: char| !SENTENCE_ENDS.contains(&c));
+        (sentence, marks.contains('?'))
+    })
 }
 
 /// The statements of a message (its sentences that are not questions).
-fn statements(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive(SENTENCE_ENDS)
-        .filter(|sentence| !sentence.trim_end().ends_with('?'))
+pub(crate) fn statements(text: &str) -> impl Iterator<Item = &str> {
+    sentences_with_marks(text)
+        .filter(|(_, question)| !question)
+        .map(|(sentence, _)| sentence)
 }
 
 /// A statement that a rule changed: "the manifest was updated", "the restocking fee has been
@@ -2421,7 +2460,7 @@ fn orders_the_change_adopted(text: &str) -> bool {
 }
 
 /// A policy version's name as a word: "v5" (of "us-v5"); not "version 2 of the form".
-fn names_a_version(word: &str) -> bool {
+pub(crate) fn names_a_version(word: &str) -> bool {
     word.strip_prefix('v')
         .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }

@@ -5,6 +5,7 @@
 //! corpus loader in [`corpus::load_dir`], kept at the edge of the crate.
 
 pub mod citation;
+pub mod claims;
 pub mod clause;
 pub mod codes;
 pub mod corpus;

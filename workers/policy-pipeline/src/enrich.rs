@@ -247,6 +247,22 @@ impl Enricher {
                 vec![reason],
             );
         }
+        // Before an action request: "the fee was scrapped, so refund it" needs the claim
+        // checked, which is what a person must know first.
+        if let Some(claim) =
+            policy_core::claims::relies_on_claimed_change(&enrichment.sanitized_question)
+        {
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::ClaimedPolicyChange,
+                vec![format!(
+                    "the message asks for something on the strength of a policy change it \
+                     claims (\"{claim}\"): the assistant answers from the published version \
+                     and cannot verify the claim; a person checks it"
+                )],
+            );
+        }
         if intent == Intent::ActionRequest {
             let asked = policy_core::intent::demanded_action(&enrichment.sanitized_question)
                 .unwrap_or_default();

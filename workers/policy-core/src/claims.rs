@@ -1,0 +1,544 @@
+//! Requests premised on a claimed policy change: the customer says a rule changed (a new
+//! rule, an amended section, a figure that is "now" different, a version that "went live",
+//! documents that are out of date) and asks, on the strength of it, for a remedy ("so refund
+//! the $9.99"), for a conclusion it would grant ("so I qualify, right?", "tell me my refund is
+//! overdue"), or for the text in force to be dropped ("stop citing v3"). The assistant answers
+//! from the published version and cannot tell a real change it has not indexed yet from an
+//! invented one, so it does not answer: a person checks the claim. It is not called an
+//! attack: an honest customer relying on an email about a real change asks the same way.
+//!
+//! A claim, not a mention: a statement (not a question, not hedged with "I think" or
+//! "maybe") about one of the company's rules ("the return window", "the restocking fee",
+//! "section 7.2", "us-v5", "your docs"), not the customer's own things or doings ("my delivery
+//! fee", "I changed the shipping", "the extended warranty I bought", "the delivery window").
+//! And a request premised on it, not one asked on a condition ("check, and if so refund it")
+//! or one that asks what applies ("tell me what the rule is now", "it used to be 14, right?").
+
+use crate::injection::{
+    after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
+};
+use crate::text::MONTHS;
+
+/// The claim a message relies on, if it relies on one to ask for something: the clause that
+/// states the change, for the escalation's reason.
+pub fn relies_on_claimed_change(message: &str) -> Option<String> {
+    let text = normalize(message).text;
+    let claim = claimed_change(&text)?
+        .trim()
+        .trim_end_matches(crate::injection::SENTENCE_ENDS)
+        .to_string();
+    acts_on_the_claim(&text).then_some(claim)
+}
+
+/// The company's rules, as a claim that one changed names them ("the restocking fee was
+/// dropped", "section 3.3 got updated"). Narrower than [`RULE_NOUNS`]: a claim read together
+/// with an ordinary request ([`acts_on_the_claim`]) must name a rule, not a price, an order or
+/// a delivery ("the price dropped", "my trial was cancelled", "the delivery update").
+const CLAIMED_RULES: &[&str] = &[
+    "policy",
+    "policies",
+    "terms",
+    "rule",
+    "rules",
+    "window",
+    "period",
+    "fee",
+    "fees",
+    "surcharge",
+    "threshold",
+    "warranty",
+    "guarantee",
+    "requirement",
+    "conditions",
+    "returns",
+    "trial",
+];
+
+/// Words that report a rule changed, next to the rule they changed.
+const CLAIMED_CHANGES: &[&str] = &[
+    "changed",
+    "updated",
+    "revised",
+    "amended",
+    "dropped",
+    "removed",
+    "scrapped",
+    "abolished",
+    "replaced",
+    "lifted",
+    "extended",
+    "lengthened",
+    "shortened",
+    "widened",
+    "increased",
+    "reduced",
+    "raised",
+    "lowered",
+    "doubled",
+    "halved",
+    "eliminated",
+    "corrected",
+    "killed",
+    "outdated",
+    "stale",
+];
+
+/// A statement, not the customer's own doing and not hedged, that one of the company's rules
+/// changed: "the restocking fee was abolished", "they scrapped the fee", "section 7.2 was
+/// revised", "the new Plus terms", "a policy update", "returns are 90 days now", "your policy
+/// is outdated". Not "I changed the shipping to express", "the delivery fee on my invoice was
+/// increased", "I think the window was extended", "the price dropped".
+fn claimed_change(text: &str) -> Option<&str> {
+    let clauses = statements(text).filter(|sentence| {
+        let tokens = words(sentence);
+        let hedged = tokens.windows(2).any(|w| {
+            matches!(
+                w,
+                ["i", "think"] | ["not", "sure"] | ["may", "have"] | ["might", "have"]
+            )
+        }) || tokens
+            .iter()
+            .any(|w| matches!(*w, "maybe" | "perhaps" | "might"));
+        !hedged
+    });
+    clauses
+        .flat_map(|sentence| sentence.split([',', ':', '—', '–', '(', ')']))
+        .find(|clause| {
+            let tokens = words(clause);
+            let opener = after_softeners(
+                &tokens,
+                &[
+                    "and",
+                    "but",
+                    "so",
+                    "also",
+                    "btw",
+                    "fyi",
+                    "ok",
+                    "hi",
+                    "hello",
+                    "hey",
+                    "thanks",
+                    "oh",
+                    "wait",
+                    "just",
+                    "yesterday",
+                ],
+            );
+            // "I changed the shipping", "we extended the trial", "Dropped the returns off": the
+            // customer's own doing, with its subject or without one.
+            let own_doing = opener.first().is_some_and(|w| {
+                matches!(*w, "i" | "we" | "i've" | "we've" | "i'd" | "i'm")
+                    || CLAIMED_CHANGES.contains(w)
+            });
+            // "the delivery fee was increased on my last order", "my extended warranty": the
+            // customer's own bill or cover, not the company's rule.
+            let own_things = tokens
+                .iter()
+                .any(|w| matches!(*w, "my" | "our" | "me" | "mine"));
+            if own_doing || own_things {
+                return false;
+            }
+            let numbered = |k: usize| tokens.get(k).is_some_and(|w| numbered_word(w));
+            let rule_at = |i: usize| claimed_rule_at(&tokens, i);
+            (0..tokens.len()).filter(|&i| rule_at(i)).any(|i| {
+                let before = &tokens[i.saturating_sub(3)..i];
+                let after = &tokens[i + 1..tokens.len().min(i + 6)];
+                // "they scrapped the fee", "the revised terms", "the new Plus terms"; not "the
+                // extended warranty" nor "a new delivery window", which describe a thing, nor
+                // "replaced under warranty", where the change is done to something else.
+                let changed_before = before.iter().enumerate().any(|(k, w)| {
+                    let newer = matches!(
+                        *w,
+                        "new" | "newer" | "latest" | "updated" | "revised" | "amended"
+                    );
+                    let described = k == 0 && i >= 4 && DETERMINERS_BEFORE.contains(&tokens[i - 4])
+                        || k > 0 && DETERMINERS_BEFORE.contains(&before[k - 1]);
+                    let through = before[k + 1..].iter().any(|b| PREPOSITIONS.contains(b));
+                    let text_named = matches!(tokens[i], "policy" | "policies" | "terms" | "rules");
+                    !through && (CLAIMED_CHANGES.contains(w) && !described || newer && text_named)
+                });
+                // "the fee was dropped", "the policy changed", "the window went up to 60 days",
+                // "the policy update", "your policy is outdated", "us-v5 took effect".
+                let phrase = |p: &[&str]| after.windows(p.len()).any(|w| w == p);
+                let changed_after = after.iter().take(4).any(|w| CLAIMED_CHANGES.contains(w))
+                    || after
+                        .first()
+                        .is_some_and(|w| matches!(*w, "update" | "amendment" | "revision"))
+                    || after.starts_with(&["no", "longer"])
+                    || [
+                        &["went", "up"][..],
+                        &["went", "down"],
+                        &["gone", "up"],
+                        &["gone", "down"],
+                        &["took", "effect"],
+                        &["went", "live"],
+                        &["is", "live"],
+                        &["into", "effect"],
+                        &["out", "of", "date"],
+                    ]
+                    .iter()
+                    .any(|p| phrase(p));
+                // "returns are 90 days now", "the fee is 2% since last summer": the figure, its
+                // unit, then "now" or "since" a time; not "the fee is $4.99 and now I've been
+                // charged $9.99", nor "30 days since delivery", which is how a rule is worded.
+                let restated = after
+                    .iter()
+                    .position(|w| matches!(*w, "is" | "are"))
+                    .is_some_and(|c| {
+                        let start = i + 2 + c;
+                        (start..tokens.len().min(start + 3))
+                            .filter(|&f| numbered(f))
+                            .any(|f| {
+                                let tail = &tokens[f + 1..tokens.len().min(f + 4)];
+                                tail.iter()
+                                    .take_while(|w| !matches!(**w, "and" | "but"))
+                                    .enumerate()
+                                    .any(|(k, w)| {
+                                        *w == "now"
+                                            || *w == "since"
+                                                && tail.get(k + 1).is_some_and(|t| {
+                                                    *t == "last"
+                                                        || MONTHS.contains(t)
+                                                        || numbered_word(t)
+                                                })
+                                    })
+                            })
+                    });
+                changed_before || changed_after || restated
+            })
+        })
+}
+
+/// Determiners before a word that describe the thing it names ("the extended warranty").
+const DETERMINERS_BEFORE: &[&str] = &["the", "a", "an", "my", "your", "our", "this", "that"];
+
+/// One of the company's rules named at `i`: a rule noun as a rule ("the return window", "the
+/// restocking fee", "returns are ..."), "section 7.2", a policy version ("us-v5") or "your
+/// docs"; not "the delivery window", "the billing period", "my returns", "the privacy policy",
+/// "the warranty claim", "the returns portal", "the Echo v3".
+fn claimed_rule_at(tokens: &[&str], i: usize) -> bool {
+    let word = tokens[i];
+    let previous = if i > 0 { tokens[i - 1] } else { "" };
+    let next = tokens.get(i + 1).copied().unwrap_or("");
+    let things = [
+        "status", "claim", "claims", "card", "page", "portal", "form", "label", "button", "app",
+    ];
+    if things.contains(&next) {
+        return false;
+    }
+    match word {
+        "window" | "period" => matches!(
+            previous,
+            "return"
+                | "returns"
+                | "adjustment"
+                | "trial"
+                | "grace"
+                | "holiday"
+                | "refund"
+                | "warranty"
+                | "cancellation"
+                | "exchange"
+                | "goodwill"
+        ),
+        "returns" => matches!(next, "is" | "are" | "policy" | "window" | "period"),
+        "policy" | "policies" => {
+            !matches!(previous, "privacy" | "protection" | "insurance" | "cookie")
+        }
+        "section" | "clause" => tokens.get(i + 1).is_some_and(|w| numbered_word(w)),
+        "docs" | "documents" | "documentation" => matches!(previous, "your" | "ur"),
+        _ if names_a_version(word) => {
+            previous.len() == 2 && previous.chars().all(|c| c.is_ascii_alphabetic())
+        }
+        _ => CLAIMED_RULES.contains(&word),
+    }
+}
+
+/// Words that put something between a change and a rule ("replaced under warranty").
+const PREPOSITIONS: &[&str] = &[
+    "under", "on", "for", "with", "in", "to", "from", "of", "by", "at", "about",
+];
+
+fn numbered_word(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Remedies a message can order done to its case: "refund the difference", "reinstate it".
+/// Opening a clause, each is an order.
+const REMEDIES: &[&str] = &[
+    "refund",
+    "reimburse",
+    "credit",
+    "process",
+    "approve",
+    "authorize",
+    "authorise",
+    "reinstate",
+    "restore",
+    "reverse",
+    "waive",
+    "override",
+    "unlock",
+    "recalc",
+    "recalculate",
+    "reopen",
+    "start",
+    "follow",
+    "honour",
+    "honor",
+    "accept",
+    "apply",
+    "extend",
+    "replace",
+    "adjust",
+    "cancel",
+];
+
+/// What makes a conclusion the one a claimed change would grant: "so I qualify", "so my
+/// return is fine, right?", "tell me my refund is overdue".
+const GRANTED: &[&str] = &[
+    "qualify",
+    "qualifies",
+    "covered",
+    "eligible",
+    "fine",
+    "ok",
+    "okay",
+    "allowed",
+    "valid",
+    "free",
+    "refundable",
+    "returnable",
+    "entitled",
+    "owed",
+    "overdue",
+    "inside",
+    "within",
+    "back",
+];
+
+/// Who a conclusion drawn for the customer's own case is about.
+const OWN_CASE: &[&str] = &[
+    "i", "i'm", "im", "my", "me", "we", "we're", "our", "you'll", "youll", "day",
+];
+
+/// Words that keep a conclusion open or turn it against the customer ("so I'm wondering
+/// whether ...", "so I don't get it back, right?").
+const OPEN_MINDED: &[&str] = &[
+    "wondering",
+    "wonder",
+    "hoping",
+    "curious",
+    "unsure",
+    "guess",
+    "guessing",
+    "think",
+    "thinking",
+    "assume",
+    "assuming",
+    "suppose",
+    "want",
+    "wanted",
+    "would",
+    "need",
+    "not",
+    "didn't",
+    "don't",
+    "can't",
+    "won't",
+    "haven't",
+    "isn't",
+    "too",
+];
+
+/// Tags that ask to have a statement agreed with: "..., right?", "..., isn't it?".
+const AGREE_TAGS: &[&[&str]] = &[
+    &["right"],
+    &["yeah"],
+    &["yes"],
+    &["correct"],
+    &["isn't", "it"],
+    &["aren't", "i"],
+    &["don't", "i"],
+    &["won't", "you"],
+    &["can't", "i"],
+];
+
+/// After a claimed change, a request to act on it for this customer, or to affirm what it
+/// would grant: "so refund the $9.99", "can u recalc my refund?", "just tell me my refund is
+/// overdue", "stop citing v3", "so I qualify, right?". Not a request
+/// with a condition ("check, and if so refund it"), nor one that asks what applies ("tell me
+/// what the rule is now", "it used to be 14, right?").
+fn acts_on_the_claim(text: &str) -> bool {
+    sentences_with_marks(text).any(|(sentence, question)| {
+        let tokens = words(sentence);
+        // "check, and if so refund it", "assuming it's inside the window, process it": asked
+        // on a condition, not premised on the claim.
+        if tokens.iter().any(|w| {
+            matches!(
+                *w,
+                "if" | "whether" | "assuming" | "provided" | "unless" | "once"
+            )
+        }) {
+            return false;
+        }
+        let tagged = AGREE_TAGS
+            .iter()
+            .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
+        // Each clause, and the part after a "so" inside one ("... late because of snow so
+        // refund the $9.99").
+        sentence
+            .split([',', ':', '—', '–', '(', ')'])
+            .any(|clause| {
+                let tokens = words(clause);
+                (0..tokens.len())
+                    // "... and confirm I'm inside the window": a dictated line may follow "and".
+                    .filter(|&i| {
+                        i == 0
+                            || tokens[i - 1] == "so"
+                            || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
+                    })
+                    .any(|i| {
+                        let from_so = i > 0 || tokens.first() == Some(&"so");
+                        let part = after_softeners(
+                            &tokens[i..],
+                            &[
+                                "please", "pls", "plz", "kindly", "just", "now", "so", "then",
+                                "ok", "okay", "go", "ahead", "and",
+                            ],
+                        );
+                        orders_a_remedy(part)
+                            || (from_so && concludes_for_own_case(part, question, tagged))
+                    })
+            })
+    })
+}
+
+/// A clause that orders a remedy, dictates what the change grants, refuses the text in force,
+/// or obliges the assistant to answer from the claim.
+fn orders_a_remedy(part: &[&str]) -> bool {
+    let at = |k: usize| part.get(k).copied().unwrap_or("");
+    let after = |k: usize| part.get(k..).unwrap_or(&[]);
+    // "refund the difference", "reinstate it"; not "credit card refunds are ...".
+    let object = |w: &str| {
+        matches!(
+            w,
+            "the"
+                | "a"
+                | "an"
+                | "my"
+                | "our"
+                | "it"
+                | "me"
+                | "us"
+                | "them"
+                | "this"
+                | "that"
+                | "these"
+                | "those"
+                | "all"
+                | "everything"
+        )
+    };
+    let remedy = REMEDIES.contains(&at(0)) && object(at(1));
+    // "can you refund ...", "could u recalc ...", "will you override ...".
+    let polite =
+        matches!(at(0), "can" | "could" | "will" | "would") && matches!(at(1), "you" | "u") && {
+            let rest = after_softeners(
+                after(2),
+                &[
+                    "please", "pls", "kindly", "just", "now", "also", "go", "ahead", "and",
+                ],
+            );
+            REMEDIES.contains(&rest.first().copied().unwrap_or(""))
+                && object(rest.get(1).copied().unwrap_or(""))
+                || rest.first() == Some(&"stop")
+        };
+    // "tell me my refund is overdue", "confirm I'm inside the window", "say yes".
+    let dictated = matches!(at(0), "tell" | "say") && {
+        let rest = after_softeners(after(1), &["me", "us", "that"]);
+        matches!(rest.first().copied(), Some("yes" | "so"))
+            || OWN_CASE.contains(&rest.first().copied().unwrap_or(""))
+                && rest.iter().take(8).any(|w| GRANTED.contains(w))
+    };
+    // "stop citing us-v3", "stop using v4".
+    // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
+    let stop = at(0) == "stop"
+        && matches!(at(1), "citing" | "using" | "quoting" | "applying")
+        && (matches!(at(2), "the" | "that" | "it" | "this")
+            || names_a_version(at(2))
+            || names_a_version(at(3)));
+    // "you are required to apply this amendment", "you should now be quoting the new text".
+    let obliged = OBLIGATIONS.iter().any(|frame| {
+        part.starts_with(frame) && {
+            let rest = after_softeners(&part[frame.len()..], &["now", "be", "just", "please"]);
+            let verb = rest.first().copied().unwrap_or("");
+            // What the obligation names: the claimed text, not any thing ("use a better courier").
+            let named = rest.iter().skip(1).take(2).any(|w| {
+                matches!(
+                    *w,
+                    "new"
+                        | "updated"
+                        | "revised"
+                        | "amended"
+                        | "amendment"
+                        | "it"
+                        | "this"
+                        | "that"
+                        | "them"
+                )
+            });
+            ANSWERING.contains(&verb) && named
+        }
+    });
+    remedy || polite || dictated || stop || obliged
+}
+
+/// Frames that put an obligation on the assistant.
+const OBLIGATIONS: &[&[&str]] = &[
+    &["you", "are", "required", "to"],
+    &["you're", "required", "to"],
+    &["you", "must"],
+    &["you", "should"],
+    &["you", "need", "to"],
+    &["you", "have", "to"],
+    &["i", "need", "you", "to"],
+];
+
+/// How an answer is made or a rule carried out, when an obligation names the claimed text:
+/// "you should be quoting the new ...", "you are required to apply this amendment".
+const ANSWERING: &[&str] = &[
+    "quote",
+    "quoting",
+    "use",
+    "using",
+    "cite",
+    "citing",
+    "apply",
+    "applying",
+    "acknowledge",
+    "honour",
+    "honor",
+    "follow",
+];
+
+/// "so I qualify, right?", "so you'll take it back, yeah?": what the change would grant the
+/// customer, with a tag that asks agreement ("so that's covered." alone is too often a
+/// customer reading a real rule right). A story told with "so" ("I was busy, so I didn't write") asks nothing, and neither does a
+/// conclusion against the customer ("so I have to pay return postage, right?").
+fn concludes_for_own_case(part: &[&str], question: bool, tagged: bool) -> bool {
+    let Some(subject) = part.first() else {
+        return false;
+    };
+    let concluded = OWN_CASE.contains(subject) && question && tagged;
+    // "so I'm good, right?": good for the customer only when put to be agreed with.
+    let granted = part
+        .iter()
+        .any(|w| GRANTED.contains(w) || (tagged && *w == "good"));
+    concluded && granted && !part.iter().any(|w| OPEN_MINDED.contains(w))
+}
+
+#[cfg(test)]
+#[path = "claims_tests.rs"]
+mod tests;
