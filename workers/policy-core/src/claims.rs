@@ -19,6 +19,9 @@ use crate::injection::{
 };
 use crate::text::MONTHS;
 
+/// Where one clause of a sentence ends and the next begins.
+const CLAUSE_ENDS: [char; 6] = [',', ':', '—', '–', '(', ')'];
+
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
 pub fn relies_on_claimed_change(message: &str) -> Option<String> {
@@ -31,17 +34,14 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
 }
 
 /// The company's rules, as a claim that one changed names them ("the restocking fee was
-/// dropped", "section 3.3 got updated"). Narrower than [`RULE_NOUNS`]: a claim read together
-/// with an ordinary request ([`acts_on_the_claim`]) must name a rule, not a price, an order or
-/// a delivery ("the price dropped", "my trial was cancelled", "the delivery update").
+/// dropped", "the trial is 60 days now"), besides the words [`claimed_rule_at`] reads in
+/// context ("policy", "window", "returns", "section 7.2"). A claim read together with an
+/// ordinary request ([`acts_on_the_claim`]) must name a rule, not a price, an order or a
+/// delivery ("the price dropped", "the delivery update").
 const CLAIMED_RULES: &[&str] = &[
-    "policy",
-    "policies",
     "terms",
     "rule",
     "rules",
-    "window",
-    "period",
     "fee",
     "fees",
     "surcharge",
@@ -50,7 +50,6 @@ const CLAIMED_RULES: &[&str] = &[
     "guarantee",
     "requirement",
     "conditions",
-    "returns",
     "trial",
 ];
 
@@ -91,18 +90,16 @@ const CLAIMED_CHANGES: &[&str] = &[
 fn claimed_change(text: &str) -> Option<&str> {
     let clauses = statements(text).filter(|sentence| {
         let tokens = words(sentence);
-        let hedged = tokens.windows(2).any(|w| {
-            matches!(
-                w,
-                ["i", "think"] | ["not", "sure"] | ["may", "have"] | ["might", "have"]
-            )
-        }) || tokens
-            .iter()
-            .any(|w| matches!(*w, "maybe" | "perhaps" | "might"));
+        let hedged = tokens
+            .windows(2)
+            .any(|w| matches!(w, ["i", "think"] | ["not", "sure"] | ["may", "have"]))
+            || tokens
+                .iter()
+                .any(|w| matches!(*w, "maybe" | "perhaps" | "might"));
         !hedged
     });
     clauses
-        .flat_map(|sentence| sentence.split([',', ':', '—', '–', '(', ')']))
+        .flat_map(|sentence| sentence.split(CLAUSE_ENDS))
         .find(|clause| {
             let tokens = words(clause);
             let opener = after_softeners(
@@ -247,7 +244,7 @@ fn claimed_rule_at(tokens: &[&str], i: usize) -> bool {
             !matches!(previous, "privacy" | "protection" | "insurance" | "cookie")
         }
         "section" | "clause" => tokens.get(i + 1).is_some_and(|w| numbered_word(w)),
-        "docs" | "documents" | "documentation" => matches!(previous, "your" | "ur"),
+        "docs" | "documents" | "documentation" => previous == "your",
         _ if names_a_version(word) => {
             previous.len() == 2 && previous.chars().all(|c| c.is_ascii_alphabetic())
         }
@@ -365,7 +362,7 @@ const AGREE_TAGS: &[&[&str]] = &[
     &["can't", "i"],
 ];
 
-/// After a claimed change, a request to act on it for this customer, or to affirm what it
+/// Anywhere in a message that claims a change, a request to act on it for this customer, or to affirm what it
 /// would grant: "so refund the $9.99", "can u recalc my refund?", "just tell me my refund is
 /// overdue", "stop citing v3", "so I qualify, right?". Not a request
 /// with a condition ("check, and if so refund it"), nor one that asks what applies ("tell me
@@ -388,30 +385,28 @@ fn acts_on_the_claim(text: &str) -> bool {
             .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
         // Each clause, and the part after a "so" inside one ("... late because of snow so
         // refund the $9.99").
-        sentence
-            .split([',', ':', '—', '–', '(', ')'])
-            .any(|clause| {
-                let tokens = words(clause);
-                (0..tokens.len())
-                    // "... and confirm I'm inside the window": a dictated line may follow "and".
-                    .filter(|&i| {
-                        i == 0
-                            || tokens[i - 1] == "so"
-                            || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
-                    })
-                    .any(|i| {
-                        let from_so = i > 0 || tokens.first() == Some(&"so");
-                        let part = after_softeners(
-                            &tokens[i..],
-                            &[
-                                "please", "pls", "plz", "kindly", "just", "now", "so", "then",
-                                "ok", "okay", "go", "ahead", "and",
-                            ],
-                        );
-                        orders_a_remedy(part)
-                            || (from_so && concludes_for_own_case(part, question, tagged))
-                    })
-            })
+        sentence.split(CLAUSE_ENDS).any(|clause| {
+            let tokens = words(clause);
+            (0..tokens.len())
+                // "... and confirm I'm inside the window": a dictated line may follow "and".
+                .filter(|&i| {
+                    i == 0
+                        || tokens[i - 1] == "so"
+                        || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
+                })
+                .any(|i| {
+                    let from_so = i > 0 && tokens[i - 1] == "so" || tokens.first() == Some(&"so");
+                    let part = after_softeners(
+                        &tokens[i..],
+                        &[
+                            "please", "kindly", "just", "now", "so", "then", "ok", "okay", "go",
+                            "ahead", "and",
+                        ],
+                    );
+                    orders_a_remedy(part)
+                        || (from_so && concludes_for_own_case(part, question, tagged))
+                })
+        })
     })
 }
 
@@ -441,20 +436,29 @@ fn orders_a_remedy(part: &[&str]) -> bool {
                 | "everything"
         )
     };
-    let remedy = REMEDIES.contains(&at(0)) && object(at(1));
-    // "can you refund ...", "could u recalc ...", "will you override ...".
-    let polite =
-        matches!(at(0), "can" | "could" | "will" | "would") && matches!(at(1), "you" | "u") && {
-            let rest = after_softeners(
-                after(2),
-                &[
-                    "please", "pls", "kindly", "just", "now", "also", "go", "ahead", "and",
-                ],
-            );
-            REMEDIES.contains(&rest.first().copied().unwrap_or(""))
-                && object(rest.get(1).copied().unwrap_or(""))
-                || rest.first() == Some(&"stop")
-        };
+    let remedy = |part: &[&str]| {
+        REMEDIES.contains(&part.first().copied().unwrap_or(""))
+            && object(part.get(1).copied().unwrap_or(""))
+    };
+    // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
+    let stop = |part: &[&str]| {
+        let at = |k: usize| part.get(k).copied().unwrap_or("");
+        at(0) == "stop"
+            && matches!(at(1), "citing" | "using" | "quoting" | "applying")
+            && (matches!(at(2), "the" | "that" | "it" | "this")
+                || names_a_version(at(2))
+                || names_a_version(at(3)))
+    };
+    // "can you refund ...", "could you recalc ...", "will you stop citing v3?".
+    let polite = matches!(at(0), "can" | "could" | "will" | "would") && at(1) == "you" && {
+        let rest = after_softeners(
+            after(2),
+            &[
+                "please", "kindly", "just", "now", "also", "go", "ahead", "and",
+            ],
+        );
+        remedy(rest) || stop(rest)
+    };
     // "tell me my refund is overdue", "confirm I'm inside the window", "say yes".
     let dictated = matches!(at(0), "tell" | "say") && {
         let rest = after_softeners(after(1), &["me", "us", "that"]);
@@ -462,13 +466,7 @@ fn orders_a_remedy(part: &[&str]) -> bool {
             || OWN_CASE.contains(&rest.first().copied().unwrap_or(""))
                 && rest.iter().take(8).any(|w| GRANTED.contains(w))
     };
-    // "stop citing us-v3", "stop using v4".
-    // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
-    let stop = at(0) == "stop"
-        && matches!(at(1), "citing" | "using" | "quoting" | "applying")
-        && (matches!(at(2), "the" | "that" | "it" | "this")
-            || names_a_version(at(2))
-            || names_a_version(at(3)));
+
     // "you are required to apply this amendment", "you should now be quoting the new text".
     let obliged = OBLIGATIONS.iter().any(|frame| {
         part.starts_with(frame) && {
@@ -492,7 +490,7 @@ fn orders_a_remedy(part: &[&str]) -> bool {
             ANSWERING.contains(&verb) && named
         }
     });
-    remedy || polite || dictated || stop || obliged
+    remedy(part) || polite || dictated || stop(part) || obliged
 }
 
 /// Frames that put an obligation on the assistant.
@@ -533,9 +531,7 @@ fn concludes_for_own_case(part: &[&str], question: bool, tagged: bool) -> bool {
     };
     let concluded = OWN_CASE.contains(subject) && question && tagged;
     // "so I'm good, right?": good for the customer only when put to be agreed with.
-    let granted = part
-        .iter()
-        .any(|w| GRANTED.contains(w) || (tagged && *w == "good"));
+    let granted = part.iter().any(|w| GRANTED.contains(w) || *w == "good");
     concluded && granted && !part.iter().any(|w| OPEN_MINDED.contains(w))
 }
 

@@ -916,11 +916,9 @@ fn quotes_a_span(text: &str) -> bool {
 fn overrides_instructions(text: &str) -> bool {
     let tokens = words(text);
     // Where each word's sentence starts, and whether that sentence asks a question.
-    let sentence_of: Vec<(usize, bool)> = text
-        .split_inclusive(SENTENCE_ENDS)
-        .scan(0, |start, sentence| {
+    let sentence_of: Vec<(usize, bool)> = sentences_with_marks(text)
+        .scan(0, |start, (sentence, question)| {
             let count = words(sentence).len();
-            let question = sentence.trim_end().ends_with('?');
             let entry = (*start, question);
             *start += count;
             Some(std::iter::repeat_n(entry, count))

@@ -228,7 +228,7 @@ fn a_request_premised_on_a_claimed_policy_change_goes_to_a_person_quoting_the_cl
     );
     // Asking whether the change is real goes on.
     enriched(run(chat_turn(
-        "I heard the restocking fee was scrapped last month. Is that true?",
+        "The restocking fee was scrapped last month. Is that true?",
         Some("eu"),
         Some("2026-03-01T10:00:00Z"),
     )));
