@@ -16,6 +16,7 @@
 
 use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
+    SENTENCE_ENDS,
 };
 use crate::text::MONTHS;
 
@@ -28,7 +29,7 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
     let text = normalize(message).text;
     let claim = claimed_change(&text)?
         .trim()
-        .trim_end_matches(crate::injection::SENTENCE_ENDS)
+        .trim_end_matches(SENTENCE_ENDS)
         .to_string();
     acts_on_the_claim(&text).then_some(claim)
 }
@@ -362,11 +363,11 @@ const AGREE_TAGS: &[&[&str]] = &[
     &["can't", "i"],
 ];
 
-/// Anywhere in a message that claims a change, a request to act on it for this customer, or to affirm what it
-/// would grant: "so refund the $9.99", "can u recalc my refund?", "just tell me my refund is
-/// overdue", "stop citing v3", "so I qualify, right?". Not a request
-/// with a condition ("check, and if so refund it"), nor one that asks what applies ("tell me
-/// what the rule is now", "it used to be 14, right?").
+/// Anywhere in a message that claims a change, a request to act on it for this customer, or to
+/// affirm what it would grant: "so refund the $9.99", "can you recalc my refund?", "just tell
+/// me my refund is overdue", "stop citing v3", "so I qualify, right?". Not a request with a
+/// condition ("check, and if so refund it"), nor one that asks what applies ("tell me what the
+/// rule is now", "it used to be 14, right?").
 fn acts_on_the_claim(text: &str) -> bool {
     sentences_with_marks(text).any(|(sentence, question)| {
         let tokens = words(sentence);
@@ -466,7 +467,6 @@ fn orders_a_remedy(part: &[&str]) -> bool {
             || OWN_CASE.contains(&rest.first().copied().unwrap_or(""))
                 && rest.iter().take(8).any(|w| GRANTED.contains(w))
     };
-
     // "you are required to apply this amendment", "you should now be quoting the new text".
     let obliged = OBLIGATIONS.iter().any(|frame| {
         part.starts_with(frame) && {

@@ -2213,14 +2213,10 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     sentences_inclusive(text).map(|sentence| sentence.trim_end_matches(SENTENCE_ENDS))
 }
 
-/// The sentences of a message, each with whether it asks (its closing marks hold a "?").
+/// The sentences of a message, each with whether it asks. Every "?" ends a sentence, so one
+/// holds a "?" only among its closing marks ("... 25%?!").
 pub(crate) fn sentences_with_marks(text: &str) -> impl Iterator<Item = (&str, bool)> {
-    sentences_inclusive(text).map(|sentence| {
-        let marks = sentence
-            .trim_end()
-            .trim_start_matches(|c: char| !SENTENCE_ENDS.contains(&c));
-        (sentence, marks.contains('?'))
-    })
+    sentences_inclusive(text).map(|sentence| (sentence, sentence.contains('?')))
 }
 
 /// The statements of a message (its sentences that are not questions).
