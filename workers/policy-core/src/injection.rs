@@ -3613,17 +3613,38 @@ fn dictates_an_assertion(text: &str) -> bool {
                         .is_some_and(|w| ASKING_WORDS.contains(w) || QUESTION_OPENERS.contains(w)))
         });
         let quoted = quotes || (sentence.contains(':') && !colon_question);
-        // "tell me everything is fine" dictates; "tell me everything I need to know" asks.
-        let opens_assertion = next.first().is_some_and(|w| {
-            let quantifier = matches!(*w, "everything" | "nothing");
-            (ASSERTION_OPENERS.contains(w)
-                && !ASKING_WORDS.contains(w)
-                && (!quantifier || next.get(1).is_some_and(|v| has_finite_verb(&[v]))))
-                || (*w == "the" && has_finite_verb(&next[1..]))
-        });
-        let asks = next
+        // "tell me my refund is approved" and "tell me your team has approved it" dictate;
+        // "tell me my order history" and "tell me your return policy" ask for information.
+        let possessive_claim = next
             .first()
-            .is_some_and(|w| ASKING_WORDS.contains(w) && *w != "the");
+            .filter(|w| *verb == "tell" && matches!(**w, "my" | "your" | "our"))
+            .map(|_| {
+                // Only the clause the possessive opens: "tell me my options, I was charged
+                // twice" says nothing about the options.
+                let clause = sentence
+                    .split([',', ':', ';', '—', '–', '(', ')'])
+                    .next()
+                    .unwrap_or(sentence);
+                let clause = clause.split(" - ").next().unwrap_or(clause);
+                let in_clause = words(clause)
+                    .len()
+                    .saturating_sub(tokens.len() - next.len() + 1);
+                states_something(&next[1..next.len().min(1 + in_clause)])
+            });
+        // "tell me everything is fine" dictates; "tell me everything I need to know" asks.
+        let opens_assertion = possessive_claim.unwrap_or_else(|| {
+            next.first().is_some_and(|w| {
+                let quantifier = matches!(*w, "everything" | "nothing");
+                (ASSERTION_OPENERS.contains(w)
+                    && !ASKING_WORDS.contains(w)
+                    && (!quantifier || next.get(1).is_some_and(|v| has_finite_verb(&[v]))))
+                    || (*w == "the" && has_finite_verb(&next[1..]))
+            })
+        });
+        let asks = possessive_claim != Some(true)
+            && next
+                .first()
+                .is_some_and(|w| ASKING_WORDS.contains(w) && *w != "the");
         // "put it in writing, I need it for my claim" asks for a record; only a line after a
         // colon or in quotes is dictated to a verb of several words.
         if !asks && (opens_assertion && phrasal.is_none() || quoted) {
@@ -4229,6 +4250,115 @@ fn a_thing_acts(text_before: &str) -> bool {
         )
     });
     determiner && !ASSISTANT_NOUNS.contains(noun) && !modifiers.contains(&"you")
+}
+
+/// Whether a noun phrase goes on to say something about itself: "(my) refund is approved",
+/// "return for the jacket has been accepted", "refund's been processed", "order won't be
+/// charged", "opened headphones qualify", "claim approved by the manager"; not "order history",
+/// "order's tracking number", "returned parcels", "options for a late return", "rights if the
+/// parcel never arrives". `noun_phrase` is what follows the possessive, within its clause.
+fn states_something(noun_phrase: &[&str]) -> bool {
+    // A conjunction, a relative word or a new subject starts another clause.
+    const CLAUSE_ENDS: &[&str] = &[
+        "so", "because", "as", "if", "when", "since", "and", "but", "or", "that", "which", "who",
+        "while", "once", "unless", "until", "i", "i'm", "i've", "it", "it's", "we", "they", "you",
+        "there", "he", "she",
+    ];
+    // A preposition ends the noun itself: past it only an auxiliary says anything ("my return
+    // for the jacket is approved"), not a participle ("my rights under the extended warranty").
+    const PREPOSITIONS: &[&str] = &[
+        "for",
+        "of",
+        "on",
+        "in",
+        "to",
+        "with",
+        "at",
+        "from",
+        "after",
+        "before",
+        "under",
+        "about",
+        "regarding",
+        "by",
+        "now",
+    ];
+    const AUXILIARIES: &[&str] = &[
+        "is", "are", "was", "were", "will", "would", "shall", "should", "can", "could", "might",
+        "must", "has", "have", "had", "been", "does", "did", "gets", "got",
+    ];
+    // Verbs saying what a thing does or grants, in the forms that follow a subject.
+    const VERBS: &[&str] = &[
+        "went",
+        "came",
+        "says",
+        "applies",
+        "qualifies",
+        "qualify",
+        "counts",
+        "covers",
+        "includes",
+        "entitles",
+        "means",
+        "allows",
+        "lets",
+        "gives",
+        "lasts",
+        "expires",
+        "stays",
+        "remains",
+        "arrives",
+        "ships",
+        "comes",
+        "goes",
+        "works",
+        "needs",
+        "extends",
+        "becomes",
+    ];
+    // What follows a participle that ends a statement ("approved by", "shipped today",
+    // "processed already", "refunded fully"), not a noun it describes ("refurbished laptop").
+    let ends_statement = |next: Option<&&str>| {
+        next.is_none_or(|w| {
+            w.len() <= 2
+                || crate::text::is_function_word(w)
+                || w.ends_with("ly")
+                || matches!(*w, "today" | "yesterday" | "tomorrow" | "already" | "last")
+        })
+    };
+    let clause: Vec<&str> = noun_phrase
+        .iter()
+        .take(8)
+        .take_while(|w| !CLAUSE_ENDS.contains(w))
+        .copied()
+        .collect();
+    let noun_ends = clause
+        .iter()
+        .position(|w| PREPOSITIONS.contains(w))
+        .unwrap_or(clause.len());
+    clause.iter().enumerate().any(|(at, word)| {
+        let next = clause.get(at + 1);
+        let participle = |w: &str| w.len() > 4 && w.ends_with("ed") && ends_statement(next);
+        AUXILIARIES.contains(word)
+            // "won't", "isn't", "doesn't", "can't".
+            || word.ends_with("n't")
+            || at < noun_ends.min(4)
+                && (VERBS.contains(word)
+                    || at > 0 && participle(word)
+                    // "refund's been approved", "order's on its way", not "order's tracking
+                    // number", "parcel's estimated delivery date".
+                    || word.ends_with("'s")
+                        && next.is_some_and(|after| {
+                            matches!(
+                                *after,
+                                "been" | "not" | "already" | "still" | "going" | "coming" | "on"
+                                    | "now" | "eligible" | "complete" | "ready" | "done"
+                                    | "covered" | "free" | "fine"
+                            ) || after.len() > 4
+                                && after.ends_with("ed")
+                                && ends_statement(clause.get(at + 2))
+                        }))
+    })
 }
 
 /// A finite verb within a few words ("the window is", "the refund has been"), before any
