@@ -1875,6 +1875,7 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
             .iter()
             .any(|phrase| dictated_here(text, phrase))
             || dictates_an_assertion(text)
+            || passes_on_a_grant(text)
             || dictates_the_reply(text)
             || demands_a_commitment(text),
         Signal::DictatedOutput,
@@ -2019,6 +2020,147 @@ fn asks_how_i_do_it(before: &str) -> bool {
             "i"
         ]
     )
+}
+
+/// Orders to pass on a statement, by the verbs that are not "say" or "tell": what follows is
+/// what the reply is to assert ("write back that ...", "I need to hear that ...").
+const PASSING_ON: &[&[&str]] = &[
+    &["let", "me", "know"],
+    &["let", "us", "know"],
+    &["write", "back"],
+    &["reply"],
+    &["respond"],
+    &["inform", "me"],
+    &["inform", "us"],
+    &["notify", "me"],
+    &["notify", "us"],
+    &["acknowledge"],
+    &["agree"],
+    &["admit"],
+    &["concede"],
+    &["type", "out"],
+    &["put", "in", "writing"],
+    &["give", "me", "a", "yes"],
+    &["give", "me", "a", "simple", "yes"],
+    &["i", "need", "to", "hear"],
+    &["i", "want", "to", "hear"],
+    &["i", "need", "to", "read"],
+    &["i", "want", "to", "read"],
+    &["i", "need", "to", "see"],
+    &["i", "want", "to", "see"],
+];
+/// Words between such an order and what it passes on ("write back to me that", "acknowledge in
+/// your next message that"); "with me" and "with us" are handled apart ("agree with me that",
+/// not "reply with the link").
+const PASSING_ON_FILLERS: &[&str] = &[
+    "to", "me", "us", "in", "writing", "your", "next", "message", "reply", "answer", "response",
+    "back", "that", "now", "here", "please", "just",
+];
+/// What a thing or the customer is said to be when something is granted: "the fee is waived",
+/// "I'm owed a refund", "my return got accepted".
+const GRANTED_STATES: &[&str] = &[
+    "approved",
+    "waived",
+    "granted",
+    "accepted",
+    "covered",
+    "eligible",
+    "entitled",
+    "owed",
+    "free",
+    "refunded",
+    "extended",
+    "replaced",
+    "upgraded",
+    "guaranteed",
+    "refundable",
+    "returnable",
+    "allowed",
+    "exempt",
+    "credited",
+    "reimbursed",
+    "qualified",
+];
+/// Verbs that grant by themselves: "my warranty covers it", "I qualify".
+const GRANTING_VERBS: &[&str] = &["qualify", "qualifies", "covers", "waives", "applies"];
+/// A state is said of something after one of these: "is waived", "has been approved", "'s
+/// covered", "got accepted".
+const STATING: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "i'm", "im", "we're",
+    "you're", "it's", "that's", "i've", "we've",
+];
+/// Words that make what follows a condition, a time to be told at or a question, not a
+/// statement: "let me know when my refund is approved", "notify me if it qualifies", "let me
+/// know what's covered".
+const NOT_A_STATEMENT: &[&str] = &[
+    "if", "whether", "when", "once", "soon", "after", "before", "unless", "until", "how", "what",
+    "what's", "whats", "where", "where's", "why", "which", "who", "whenever", "as", "because",
+    "since", "case",
+];
+/// What opens an object rather than a statement when no "that" says a statement follows:
+/// "reply with the link", "put in writing the terms", "inform me of the amount".
+const OBJECT_OPENERS: &[&str] = &[
+    "the", "a", "an", "of", "about", "from", "for", "by", "with", "on", "at",
+];
+
+/// An order, not a question, to pass on a statement that grants the customer something: "write
+/// back that the restocking fee is waived", "I need to hear that my TV is covered", "let me
+/// know my late fee's been waived", "admit that I'm owed a full refund". Not "let me know when
+/// my refund is approved", "acknowledge that you received my photos", "reply with the steps to
+/// cancel", "let me know the free delivery threshold".
+fn passes_on_a_grant(text: &str) -> bool {
+    // An order can open a clause mid-sentence: "I can't get to a post office, so please let me
+    // know you've waived the return".
+    let mut clauses = statements(text).flat_map(|sentence| sentence.split([',', ';', '—', '–']));
+    clauses.any(|clause| {
+        let tokens = words(clause);
+        let rest = after_softeners(
+            &tokens,
+            &[
+                "ok", "okay", "so", "just", "please", "now", "and", "then", "simply",
+            ],
+        );
+        let Some(order) = PASSING_ON.iter().find(|order| rest.starts_with(order)) else {
+            return false;
+        };
+        let mut said = &rest[order.len()..];
+        let mut that = false;
+        loop {
+            if said.first().is_some_and(|w| PASSING_ON_FILLERS.contains(w)) {
+                that |= said[0] == "that";
+                said = &said[1..];
+            } else if said.first() == Some(&"with") && matches!(said.get(1), Some(&("me" | "us"))) {
+                said = &said[2..];
+            } else {
+                break;
+            }
+        }
+        let object = !that && said.first().is_some_and(|w| OBJECT_OPENERS.contains(w));
+        !object && !said.iter().any(|w| NOT_A_STATEMENT.contains(w)) && grants_something(said)
+    })
+}
+
+/// Whether a clause says something is granted: a granted state after a verb stating it, with no
+/// "not" between ("the fee is waived", "I'm owed", "it's been approved"), or a granting verb
+/// ("my warranty covers it"); a word ending in "'s" states too ("fee's waived").
+fn grants_something(clause: &[&str]) -> bool {
+    clause.iter().enumerate().any(|(at, word)| {
+        if GRANTING_VERBS.contains(word) {
+            return !clause[..at]
+                .iter()
+                .rev()
+                .take(2)
+                .any(|w| matches!(*w, "to" | "not"));
+        }
+        // "free of damage", "free time": not a thing granted.
+        let free_of = *word == "free" && matches!(clause.get(at + 1), Some(&("of" | "time")));
+        GRANTED_STATES.contains(word)
+            && !free_of
+            && clause[at.saturating_sub(3)..at]
+                .iter()
+                .any(|w| STATING.contains(w) || w.ends_with("'s") || w.ends_with("'re"))
+            && !clause[at.saturating_sub(3)..at].contains(&"not")
+    })
 }
 
 /// "Your next message must be...", "your reply should read...": the reply itself dictated.
