@@ -16,12 +16,9 @@
 
 use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
-    SENTENCE_ENDS,
+    CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
 use crate::text::MONTHS;
-
-/// Where one clause of a sentence ends and the next begins.
-const CLAUSE_ENDS: [char; 6] = [',', ':', '—', '–', '(', ')'];
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
@@ -252,11 +249,6 @@ fn claimed_rule_at(tokens: &[&str], i: usize) -> bool {
         _ => CLAIMED_RULES.contains(&word),
     }
 }
-
-/// Words that put something between a change and a rule ("replaced under warranty").
-const PREPOSITIONS: &[&str] = &[
-    "under", "on", "for", "with", "in", "to", "from", "of", "by", "at", "about",
-];
 
 fn numbered_word(word: &str) -> bool {
     word.starts_with(|c: char| c.is_ascii_digit())

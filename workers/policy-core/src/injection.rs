@@ -2154,12 +2154,13 @@ fn grants_something(clause: &[&str]) -> bool {
         }
         // "free of damage", "free time": not a thing granted.
         let free_of = *word == "free" && matches!(clause.get(at + 1), Some(&("of" | "time")));
+        let before = &clause[at.saturating_sub(3)..at];
         GRANTED_STATES.contains(word)
             && !free_of
-            && clause[at.saturating_sub(3)..at]
+            && before
                 .iter()
                 .any(|w| STATING.contains(w) || w.ends_with("'s") || w.ends_with("'re"))
-            && !clause[at.saturating_sub(3)..at].contains(&"not")
+            && !before.contains(&"not")
     })
 }
 
@@ -2321,6 +2322,15 @@ const RULE_NOUNS: &[&str] = &[
 /// Where one sentence ends and the next begins, for every reading that goes sentence by
 /// sentence.
 pub(crate) const SENTENCE_ENDS: [char; 5] = ['.', '!', '?', ';', '\n'];
+
+/// Where one clause of a sentence ends and the next begins.
+pub(crate) const CLAUSE_ENDS: [char; 6] = [',', ':', '—', '–', '(', ')'];
+
+/// Words that put something between a noun and what follows it ("replaced under warranty",
+/// "my return for the jacket").
+pub(crate) const PREPOSITIONS: &[&str] = &[
+    "under", "on", "for", "with", "in", "to", "from", "of", "by", "at", "about",
+];
 
 /// The sentences of a message, each with its closing mark. A point between digits ("section
 /// 4.2", "$9.99") ends nothing.
@@ -3764,7 +3774,7 @@ fn dictates_an_assertion(text: &str) -> bool {
                 // Only the clause the possessive opens: "tell me my options, I was charged
                 // twice" says nothing about the options.
                 let clause = sentence
-                    .split([',', ':', ';', '—', '–', '(', ')'])
+                    .split(|c| CLAUSE_ENDS.contains(&c) || c == ';')
                     .next()
                     .unwrap_or(sentence);
                 let clause = clause.split(" - ").next().unwrap_or(clause);
@@ -4401,30 +4411,16 @@ fn a_thing_acts(text_before: &str) -> bool {
 /// parcel never arrives". `noun_phrase` is what follows the possessive, within its clause.
 fn states_something(noun_phrase: &[&str]) -> bool {
     // A conjunction, a relative word or a new subject starts another clause.
-    const CLAUSE_ENDS: &[&str] = &[
+    const NEXT_CLAUSE: &[&str] = &[
         "so", "because", "as", "if", "when", "since", "and", "but", "or", "that", "which", "who",
         "while", "once", "unless", "until", "i", "i'm", "i've", "it", "it's", "we", "they", "you",
         "there", "he", "she",
     ];
     // A preposition ends the noun itself: past it only an auxiliary says anything ("my return
     // for the jacket is approved"), not a participle ("my rights under the extended warranty").
-    const PREPOSITIONS: &[&str] = &[
-        "for",
-        "of",
-        "on",
-        "in",
-        "to",
-        "with",
-        "at",
-        "from",
-        "after",
-        "before",
-        "under",
-        "about",
-        "regarding",
-        "by",
-        "now",
-    ];
+    let ends_noun = |w: &str| {
+        PREPOSITIONS.contains(&w) || matches!(w, "after" | "before" | "regarding" | "now")
+    };
     const AUXILIARIES: &[&str] = &[
         "is", "are", "was", "were", "will", "would", "shall", "should", "can", "could", "might",
         "must", "has", "have", "had", "been", "does", "did", "gets", "got",
@@ -4471,12 +4467,12 @@ fn states_something(noun_phrase: &[&str]) -> bool {
     let clause: Vec<&str> = noun_phrase
         .iter()
         .take(8)
-        .take_while(|w| !CLAUSE_ENDS.contains(w))
+        .take_while(|w| !NEXT_CLAUSE.contains(w))
         .copied()
         .collect();
     let noun_ends = clause
         .iter()
-        .position(|w| PREPOSITIONS.contains(w))
+        .position(|w| ends_noun(w))
         .unwrap_or(clause.len());
     clause.iter().enumerate().any(|(at, word)| {
         let next = clause.get(at + 1);
