@@ -7,6 +7,11 @@
 //! invented one, so it does not answer: a person checks the claim. It is not called an
 //! attack: an honest customer relying on an email about a real change asks the same way.
 //!
+//! A claim is also a notice passed on ("Gift card update: ...", "Effective immediately, ...",
+//! "There's a new clause: ...", "Ostrander now accepts worn shoes"), and a request premised
+//! on it may reason from it ("given that, can I return it?", "how much do I get back then?",
+//! "that's covered, right?") as well as order.
+//!
 //! A claim, not a mention: a statement (not a question, not hedged with "I think" or
 //! "maybe") about one of the company's rules ("the return window", "the restocking fee",
 //! "section 7.2", "us-v5", "your docs"), not the customer's own things or doings ("my delivery
@@ -23,12 +28,15 @@ use crate::text::MONTHS;
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
 pub fn relies_on_claimed_change(message: &str) -> Option<String> {
+    let claim = claimed_change_in(message)?;
+    acts_on_the_claim(&normalize(message).text).then_some(claim)
+}
+
+/// The claim a message makes that one of the company's rules changed, whether or not it asks
+/// for anything on the strength of it.
+pub fn claimed_change_in(message: &str) -> Option<String> {
     let text = normalize(message).text;
-    let claim = claimed_change(&text)?
-        .trim()
-        .trim_end_matches(SENTENCE_ENDS)
-        .to_string();
-    acts_on_the_claim(&text).then_some(claim)
+    claimed_change(&text).map(|claim| claim.trim().trim_end_matches(SENTENCE_ENDS).to_string())
 }
 
 /// The company's rules, as a claim that one changed names them ("the restocking fee was
@@ -96,7 +104,9 @@ fn claimed_change(text: &str) -> Option<&str> {
                 .any(|w| matches!(*w, "maybe" | "perhaps" | "might"));
         !hedged
     });
-    clauses
+    let sentences: Vec<&str> = clauses.collect();
+    let by_clause = sentences
+        .iter()
         .flat_map(|sentence| sentence.split(CLAUSE_ENDS))
         .find(|clause| {
             let tokens = words(clause);
@@ -121,10 +131,16 @@ fn claimed_change(text: &str) -> Option<&str> {
                 ],
             );
             // "I changed the shipping", "we extended the trial", "Dropped the returns off": the
-            // customer's own doing, with its subject or without one.
+            // customer's own doing, with its subject or without one; but a change word opening
+            // a heading ("Updated return policy"), with no determiner or particle after it,
+            // names the rule it changed.
             let own_doing = opener.first().is_some_and(|w| {
                 matches!(*w, "i" | "we" | "i've" | "we've" | "i'd" | "i'm")
                     || CLAIMED_CHANGES.contains(w)
+                        && opener.get(1).is_none_or(|next| {
+                            DETERMINERS_BEFORE.contains(next)
+                                || matches!(*next, "it" | "them" | "off" | "up" | "out" | "in")
+                        })
             });
             // "the delivery fee was increased on my last order", "my extended warranty": the
             // customer's own bill or cover, not the company's rule.
@@ -145,18 +161,26 @@ fn claimed_change(text: &str) -> Option<&str> {
                 let changed_before = before.iter().enumerate().any(|(k, w)| {
                     let newer = matches!(
                         *w,
-                        "new" | "newer" | "latest" | "updated" | "revised" | "amended"
+                        "new" | "newer" | "newest" | "latest" | "updated" | "revised" | "amended"
                     );
                     let described = k == 0 && i >= 4 && DETERMINERS_BEFORE.contains(&tokens[i - 4])
                         || k > 0 && DETERMINERS_BEFORE.contains(&before[k - 1]);
                     let through = before[k + 1..].iter().any(|b| PREPOSITIONS.contains(b));
-                    let text_named = matches!(tokens[i], "policy" | "policies" | "terms" | "rules");
+                    // "the revised warranty", "the new warranty rule": a newer version of a
+                    // rule, which a thing ("the extended warranty") is not.
+                    let text_named = matches!(tokens[i], "policy" | "policies" | "terms" | "rules")
+                        || CLAIMED_RULES.contains(&tokens[i]);
                     !through && (CLAIMED_CHANGES.contains(w) && !described || newer && text_named)
                 });
                 // "the fee was dropped", "the policy changed", "the window went up to 60 days",
                 // "the policy update", "your policy is outdated", "us-v5 took effect".
                 let phrase = |p: &[&str]| after.windows(p.len()).any(|w| w == p);
-                let changed_after = after.iter().take(4).any(|w| CLAIMED_CHANGES.contains(w))
+                // "your warranty is now 5 years", "the policy now says ...".
+                let now_reads = after.first() == Some(&"now") && after.get(1) != Some(&"that")
+                    || matches!(after, ["is" | "are", "now"])
+                    || matches!(after, ["is" | "are", "now", next, ..] if *next != "that");
+                let changed_after = now_reads
+                    || after.iter().take(4).any(|w| CLAIMED_CHANGES.contains(w))
                     || after
                         .first()
                         .is_some_and(|w| matches!(*w, "update" | "amendment" | "revision"))
@@ -202,8 +226,193 @@ fn claimed_change(text: &str) -> Option<&str> {
                     });
                 changed_before || changed_after || restated
             })
-        })
+        });
+    by_clause.or_else(|| sentences.into_iter().find(|s| announces_a_change(s)))
 }
+
+/// Nouns that head a notice of a change: "Gift card update:", "Policy change (posted today):",
+/// "Copy of the announcement I received:", "(From the internal memo ...)".
+const NOTICES: &[&str] = &[
+    "update",
+    "updates",
+    "change",
+    "changes",
+    "announcement",
+    "announced",
+    "notice",
+    "memo",
+    "amendment",
+    "revision",
+    "correction",
+    "changelog",
+    "bulletin",
+];
+
+/// What dates a decree, after "effective", "as of", "starting" or "beginning": "effective
+/// immediately", "as of this week", "starting 1 May".
+const DECREE_TIMES: &[&str] = &[
+    "immediately",
+    "today",
+    "tonight",
+    "now",
+    "tomorrow",
+    "yesterday",
+    "this",
+    "next",
+    "last",
+    "the",
+];
+
+/// A statement that announces a rule, not in the words of a changed rule: a notice with its
+/// text ("Loyalty program update: points no longer expire"), a decree dated from now on
+/// ("Effective immediately, shipping is free", "As of this week, downloads are refundable",
+/// "Going forward the policy is that ..."), a new clause or rule ("There's a new clause in the
+/// returns policy: ..."), or what a business now does ("Ostrander Outfitters now accepts
+/// returns of worn footwear"). None of it said of the customer's own things ("as of today my
+/// order has not arrived", "my update:").
+fn announces_a_change(sentence: &str) -> bool {
+    let tokens = words(sentence);
+    // "your order has been delayed": the company speaking of the customer's own things.
+    let yours = tokens.windows(2).any(|w| {
+        w[0] == "your"
+            && matches!(
+                w[1],
+                "order"
+                    | "orders"
+                    | "parcel"
+                    | "package"
+                    | "delivery"
+                    | "account"
+                    | "item"
+                    | "items"
+                    | "subscription"
+                    | "booking"
+                    | "slot"
+            )
+    });
+    let own = tokens
+        .iter()
+        .any(|w| *w == "i" || w.starts_with("i'") || matches!(*w, "my" | "me" | "mine" | "our"));
+    if yours {
+        return false;
+    }
+    if own {
+        // The customer's own things; except a notice the customer passes on ("Copy of the
+        // announcement I received: ...").
+        let heading = sentence.split_once(':').map_or("", |(head, _)| head);
+        let passed_on = words(heading)
+            .iter()
+            .any(|w| matches!(*w, "announcement" | "notice" | "memo" | "email" | "letter"));
+        if !passed_on {
+            return false;
+        }
+    }
+    let heading = sentence.split_once(':').is_some_and(|(head, text)| {
+        let head = words(head);
+        head.len() <= 8 && head.iter().any(|w| NOTICES.contains(w)) && words(text).len() >= 3
+    });
+    let decree = sentence.split(CLAUSE_ENDS).any(|clause| {
+        let tokens = words(clause);
+        let opener = after_softeners(&tokens, &["and", "so", "fyi", "btw", "also", "but"]);
+        let dated = |rest: &[&str]| {
+            rest.first()
+                .is_some_and(|w| DECREE_TIMES.contains(w) || MONTHS.contains(w) || numbered_word(w))
+        };
+        match opener {
+            ["effective" | "starting" | "beginning", rest @ ..] => dated(rest),
+            ["as", "of", rest @ ..] => dated(rest),
+            ["from", "today" | "now", ..] | ["going", "forward", ..] => true,
+            _ => false,
+        }
+    }) && tokens.len() >= 6;
+    // "... per Tuesday's update", "Mapleridge Market announced that ...".
+    let cited = (0..tokens.len()).any(|k| {
+        matches!(tokens[k], "per" | "according")
+            && tokens[k + 1..tokens.len().min(k + 4)]
+                .iter()
+                .any(|w| NOTICES.contains(w))
+    }) || tokens.windows(2).any(|w| w == ["announced", "that"]);
+    let new_rule = tokens.windows(2).any(|pair| {
+        matches!(
+            pair[0],
+            "new" | "newest" | "updated" | "revised" | "amended"
+        ) && matches!(pair[1], "clause" | "rule" | "rules")
+    });
+    // "X now accepts returns", "gift cards can now be exchanged for cash".
+    let now_does = tokens.windows(2).any(|pair| {
+        pair[0] == "now"
+            && matches!(
+                pair[1],
+                "accepts"
+                    | "allows"
+                    | "covers"
+                    | "offers"
+                    | "takes"
+                    | "lets"
+                    | "pays"
+                    | "refunds"
+                    | "includes"
+                    | "honours"
+                    | "honors"
+                    | "guarantees"
+                    | "reimburses"
+            )
+    }) || tokens
+        .windows(3)
+        .any(|w| matches!(w[0], "can" | "will") && w[1] == "now" && w[2] == "be");
+    // What a policy rules on, which a notice of opening hours or a recall does not name.
+    let ruled = tokens.iter().any(|w| RULED.contains(w));
+    new_rule || ruled && (heading || decree || cited || now_does)
+}
+
+/// Words of what a policy rules on: a notice that names none ("closed for refurbishment",
+/// "the app will be unavailable tonight") announces no rule.
+const RULED: &[&str] = &[
+    "return",
+    "returns",
+    "returned",
+    "returnable",
+    "refund",
+    "refunds",
+    "refunded",
+    "refundable",
+    "exchange",
+    "exchanged",
+    "exchanges",
+    "fee",
+    "fees",
+    "free",
+    "warranty",
+    "guarantee",
+    "guaranteed",
+    "covered",
+    "cover",
+    "covers",
+    "credit",
+    "voucher",
+    "reimburse",
+    "reimbursed",
+    "discount",
+    "policy",
+    "terms",
+    "window",
+    "charge",
+    "charges",
+    "eligible",
+    "expire",
+    "expires",
+    "cash",
+    "approve",
+    "approved",
+    "expired",
+    "balance",
+    "price",
+    "match",
+    "coupon",
+    "coupons",
+    "honor",
+    "honour",
+];
 
 /// Determiners before a word that describe the thing it names ("the extended warranty").
 const DETERMINERS_BEFORE: &[&str] = &["the", "a", "an", "my", "your", "our", "this", "that"];
@@ -376,6 +585,9 @@ fn acts_on_the_claim(text: &str) -> bool {
         let tagged = AGREE_TAGS
             .iter()
             .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
+        if premised_on_it(&tokens, question, tagged) {
+            return true;
+        }
         // Each clause, and the part after a "so" inside one ("... late because of snow so
         // refund the $9.99").
         sentence.split(CLAUSE_ENDS).any(|clause| {
@@ -401,6 +613,136 @@ fn acts_on_the_claim(text: &str) -> bool {
                 })
         })
     })
+}
+
+/// What a message calls the claimed text when it reasons from it: "under the new policy",
+/// "given that notice", "according to the update".
+const CLAIMED_TEXTS: &[&str] = &[
+    "new",
+    "newest",
+    "updated",
+    "revised",
+    "amended",
+    "clause",
+    "notice",
+    "update",
+    "change",
+    "announcement",
+    "memo",
+];
+
+/// Verbs of getting something for one's own case: "how much do I get back", "when will I
+/// receive it", "how do I claim my $50".
+const GETTING: &[&str] = &[
+    "get", "receive", "claim", "collect", "redeem", "cash", "transfer", "owed", "owe",
+];
+
+/// A sentence that reasons from the claim for the customer's case, beyond an order or a
+/// conclusion put with "so": it names the claim as its premise ("given that, can I return
+/// it?", "under this clause I'm within the window", "since it's covered, walk me through
+/// it"), asks what the customer gets by it ("how much do I get back then?", "what's my new
+/// balance?", "what's the next step?"), asks for the steps ("tell me how to cash it out") or
+/// the confirmation of a gain ("confirm I'll get the $220", "that's covered, correct?"). Not
+/// a question of what applies or whether the claim is true ("does that include coffee
+/// beans?", "is that still the rule?", "when did it become 15%?").
+fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
+    let pair = |k: usize, firsts: &[&str], seconds: &[&str]| {
+        firsts.contains(&tokens[k]) && tokens.get(k + 1).is_some_and(|w| seconds.contains(w))
+    };
+    let claimed_text_within = |k: usize, n: usize| {
+        tokens[k..tokens.len().min(k + n)]
+            .iter()
+            .any(|w| CLAIMED_TEXTS.contains(w))
+    };
+    let granted_within = |k: usize| {
+        tokens[k..tokens.len().min(k + 4)]
+            .iter()
+            .any(|w| GRANTED.contains(w))
+    };
+    let premise = (0..tokens.len()).any(|k| {
+        pair(k, &["given"], &["that", "this", "these"])
+            || pair(
+                k,
+                &["given", "under", "per", "with"],
+                &["the", "this", "that"],
+            ) && claimed_text_within(k + 2, 2)
+            || pair(k, &["under"], &["this", "that"])
+                && tokens
+                    .get(k + 2)
+                    .is_none_or(|w| !w.chars().all(char::is_alphabetic))
+            || pair(k, &["based"], &["on"]) && claimed_text_within(k + 2, 3)
+            || pair(k, &["based"], &["on"])
+                && tokens
+                    .get(k + 2)
+                    .is_some_and(|w| matches!(*w, "that" | "this"))
+            || pair(k, &["in"], &["light"])
+            || pair(k, &["according"], &["to"]) && claimed_text_within(k + 2, 3)
+            || pair(k, &["since"], &["it's", "that's", "they're"]) && granted_within(k + 2)
+    });
+    let own = tokens
+        .iter()
+        .any(|w| matches!(*w, "i" | "i'll" | "i'm" | "my" | "me"));
+    let asking = matches!(
+        tokens.first().copied(),
+        Some("how" | "what" | "what's" | "whats" | "when" | "where" | "which")
+    );
+    // "how much do I get back on a $60 return then?", "what's my new balance?".
+    let gain = question
+        && asking
+        && (own && tokens.iter().any(|w| GETTING.contains(w))
+            || tokens.windows(2).any(|w| w == ["my", "new"])
+            || tokens
+                .windows(2)
+                .any(|w| w[0] == "next" && matches!(w[1], "step" | "steps"))
+            || own && tokens.last() == Some(&"then"));
+    let order = after_softeners(
+        tokens,
+        &["please", "kindly", "just", "so", "ok", "okay", "now"],
+    );
+    let steps = matches!(
+        order,
+        ["tell" | "show", "me", "how", ..]
+            | ["give", "me", "the", "steps", ..]
+            | ["walk", "me", "through", ..]
+            | ["explain", "how", ..]
+    );
+    // "confirm I'll get the $220", "cite the clause and confirm I'm inside the window": an
+    // order opening the sentence or joined to one.
+    let confirm = (0..order.len()).any(|k| {
+        order[k] == "confirm"
+            && (k == 0 || matches!(order[k - 1], "and" | "please" | "just"))
+            && order.get(k + 1).is_some_and(|w| {
+                !matches!(*w, "whether" | "if" | "what" | "which" | "how" | "when")
+            })
+    });
+    // "that's covered under the new policy, correct?", "that's allowed now, yes?".
+    let agreed = question
+        && tagged
+        && tokens
+            .first()
+            .is_some_and(|w| OWN_CASE.contains(w) || matches!(*w, "that's" | "it's" | "thats"))
+        && tokens.iter().any(|w| GRANTED.contains(w) || *w == "good")
+        && !tokens.iter().any(|w| OPEN_MINDED.contains(w));
+    // A premise reasons towards a question or a request, not a report ("per the recall
+    // notice, the kettle is being recalled").
+    let requested = question
+        || tokens.iter().any(|w| {
+            REMEDIES.contains(w)
+                || matches!(
+                    *w,
+                    "confirm"
+                        | "walk"
+                        | "tell"
+                        | "give"
+                        | "send"
+                        | "show"
+                        | "explain"
+                        | "answer"
+                        | "respond"
+                        | "reply"
+                )
+        });
+    premise && requested || gain || steps || confirm || agreed
 }
 
 /// A clause that orders a remedy, dictates what the change grants, refuses the text in force,
