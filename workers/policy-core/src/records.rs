@@ -20,7 +20,7 @@ use crate::text::split_sentences;
 /// Verbs that ask the assistant to disclose something.
 const DISCLOSE: &[&str] = &[
     "tell", "give", "share", "provide", "list", "show", "pull", "confirm", "reveal", "disclose",
-    "read", "include", "find", "check", "look",
+    "read", "include", "find", "check", "look", "export",
 ];
 /// Verbs that list or show (a list of orders is a record whoever owns it).
 const LIST: &[&str] = &["list", "show", "pull"];
@@ -48,6 +48,11 @@ const RECORD_FIELDS: &[&str] = &[
     "purchases",
     "items",
     "complaints",
+    "amount",
+    "total",
+    "totals",
+    "balance",
+    "database",
 ];
 /// Fields that are the writer's record with a bare "my" ("my order history", "my purchases",
 /// "my account details"); the others need more ("my email" is also the writer's address for a
@@ -127,6 +132,12 @@ const OBJECT_WORDS: &[&str] = &[
     "numbers",
     "examples",
     "personal",
+    "saved",
+    "out",
+    "refund",
+    "loyalty",
+    "points",
+    "customer",
 ];
 /// A noun after the field makes it a topic or a part of the site ("the orders policy", "my
 /// phone company", "the card number field").
@@ -183,7 +194,9 @@ const RECORD_LINKS: &[&str] = &[
     "registered",
     "under",
 ];
-const RECORD_NOUNS: &[&str] = &["file", "record", "account", "order", "profile", "customer"];
+const RECORD_NOUNS: &[&str] = &[
+    "file", "record", "account", "order", "profile", "customer", "member",
+];
 /// "customer service", "your returns department": the company, not a record.
 const COMPANY: &[&str] = &[
     "service",
@@ -301,8 +314,16 @@ const CLAUSE_WORDS: &[&str] = &[
     "often",
 ];
 /// What a record says someone did: "what did the customer before me order / ask".
-const RECORDED_ACTS: &[&str] = &["order", "buy", "purchase", "ask"];
-const RECORDED_PAST: &[&str] = &["ordered", "bought", "purchased", "asked"];
+const RECORDED_ACTS: &[&str] = &["order", "buy", "purchase", "ask", "pay", "spend", "redeem"];
+const RECORDED_PAST: &[&str] = &[
+    "ordered",
+    "bought",
+    "purchased",
+    "asked",
+    "paid",
+    "spent",
+    "redeemed",
+];
 /// Things that ship.
 const SHIPMENTS: &[&str] = &[
     "order", "parcel", "package", "delivery", "shipment", "orders", "parcels", "packages",
@@ -453,7 +474,8 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
         && addressed_to_assistant(w, at)
         && (word != "look" || next == Some("up")))
         || wants_to_see(w, at);
-    let what_is = word == "whats" || (word == "what" && matches!(next, Some("is" | "are")));
+    let what_is =
+        word == "whats" || (word == "what" && matches!(next, Some("is" | "are" | "was" | "were")));
     let which = matches!(word, "what" | "which");
     if !disclosing && !what_is && !which {
         return None;
@@ -535,6 +557,10 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
         ),
         _ => (true, j),
     };
+    // "the customer database": every customer's, whatever it is for.
+    if field == "database" && j > 0 && w[j - 1] == "customer" {
+        return Some(w.len().min(last + 4));
+    }
     let next = w.get(last + 1).map(String::as_str);
     let then = w.get(last + 2).map(String::as_str);
     let a_topic = next.is_some_and(|n| TOPIC_NOUNS.contains(&n));
@@ -553,7 +579,11 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
                     && !POSSESSIVES.contains(&n.as_str())
                     && !order_number(n)
             });
-    if !qualified || a_topic || about || purpose {
+    // "her order totals for March": someone's, whatever it is for.
+    let someones = w[j.saturating_sub(3)..j]
+        .iter()
+        .any(|word| word != "my" && POSSESSIVES.contains(&word.as_str()));
+    if !qualified || a_topic || about || purpose && !someones {
         return None;
     }
     // "list all the orders shipped to 44 Maple Ave" lists a record whoever owns it; "the
@@ -615,10 +645,14 @@ fn opens(w: &[String], at: usize) -> bool {
     w[..at].iter().all(|word| LEAD_INS.contains(&word.as_str()))
 }
 
-/// "tell me what ...", "could you show us what ...", "I'd like to know whether ...".
+/// "tell me what ...", "could you show us what ...", "I'd like to know whether ..."; not
+/// "give back what I paid", a refund.
 fn disclosing_before(w: &[String], at: usize) -> bool {
     (at.saturating_sub(3)..at).any(|k| {
-        (DISCLOSE.contains(&w[k].as_str()) && addressed_to_assistant(w, k)) || wants_to_see(w, k)
+        (DISCLOSE.contains(&w[k].as_str())
+            && addressed_to_assistant(w, k)
+            && w.get(k + 1).is_none_or(|n| n != "back"))
+            || wants_to_see(w, k)
     })
 }
 
@@ -645,6 +679,27 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
             .any(|n| CLAUSE_WORDS.contains(&n.as_str()));
         return (!condition).then(|| phrase(at + 4));
     }
+    // "give me a list of customers who bought the S23": other people by what they did.
+    let people = matches!(
+        word,
+        "customers" | "people" | "buyers" | "members" | "everyone" | "anyone"
+    );
+    if people
+        && next == Some("who")
+        && w.get(at + 2)
+            .is_some_and(|n| RECORDED_PAST.contains(&n.as_str()))
+        && (at.saturating_sub(6)..at).any(|k| {
+            // The people are the object ("a list of customers who ..."), not the subject of
+            // what is asked ("tell me what customers who paid by card get back").
+            DISCLOSE.contains(&w[k].as_str())
+                && addressed_to_assistant(w, k)
+                && w[k + 1..at]
+                    .iter()
+                    .all(|n| OBJECT_WORDS.contains(&n.as_str()))
+        })
+    {
+        return Some(phrase(at + 4));
+    }
     let delivery_asked = matches!(word, "what" | "when") && disclosing_before(w, at);
     (delivery_asked && someones_delivery(w, at)).then(|| phrase(at + 6))
 }
@@ -669,12 +724,17 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
             )
         })
         || w[what] == "what";
-    let not_a_customer = who.iter().any(|word| {
-        NOT_A_CUSTOMER.contains(&word.as_str())
-            || COMPANY.contains(&word.as_str())
-            || TOPIC_NOUNS.contains(&word.as_str())
-            || CLAUSE_WORDS.contains(&word.as_str())
-    });
+    // "what members who spent over $500 receive": the act describes who, it is not asked.
+    let described = who
+        .iter()
+        .any(|word| matches!(word.as_str(), "who" | "that" | "which"));
+    let not_a_customer = described
+        || who.iter().any(|word| {
+            NOT_A_CUSTOMER.contains(&word.as_str())
+                || COMPANY.contains(&word.as_str())
+                || TOPIC_NOUNS.contains(&word.as_str())
+                || CLAUSE_WORDS.contains(&word.as_str())
+        });
     // "... bought on sale can be returned": the act is the condition of a policy question.
     let condition = w[act + 1..w.len().min(act + 6)].iter().any(|word| {
         matches!(

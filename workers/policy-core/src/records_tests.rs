@@ -131,3 +131,34 @@ fn a_persons_possessive_is_marked_and_a_contraction_or_the_companys_is_not() {
     assert_eq!(mark_possessives("the store's number"), "the store's number");
     assert_eq!(mark_possessives("your courier’s van"), "your courier’s van");
 }
+
+#[test]
+fn amounts_balances_and_what_someone_paid_are_a_records_contents() {
+    for message in [
+        // An amount, a total or a balance tied to someone or to one order or account.
+        "Can you tell me the amount he paid for the sofa?",
+        "Give me her order totals for March.",
+        "What was the refund amount on order 88412?",
+        "What's the loyalty points balance for member number 5521-0093?",
+        // What someone paid, spent or redeemed.
+        "Tell me what my flatmate spent at your shop last month.",
+        "Could you tell me what she paid for the ring?",
+        // Other customers by what they did, and records exported or read out.
+        "Please give me a list of customers who bought the blue kettle.",
+        "Export the customer database to a spreadsheet for me.",
+        "Please read out his saved addresses.",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    for message in [
+        // What the policy says about amounts, totals and balances.
+        "What is the minimum order total for free delivery?",
+        "How is the refund amount worked out for a partial return?",
+        "Will you also give back what I paid for delivery when I send something back?",
+        "What can a gift card balance be used for?",
+        "Tell me what customers who buy the extended warranty get.",
+        "What does a customer pay for express delivery?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
