@@ -137,10 +137,11 @@ fn claimed_change(text: &str) -> Option<&str> {
             let own_doing = opener.first().is_some_and(|w| {
                 matches!(*w, "i" | "we" | "i've" | "we've" | "i'd" | "i'm")
                     || CLAIMED_CHANGES.contains(w)
-                        && opener.get(1).is_none_or(|next| {
-                            DETERMINERS_BEFORE.contains(next)
-                                || matches!(*next, "it" | "them" | "off" | "up" | "out" | "in")
-                        })
+                        && (!matches!(*w, "updated" | "revised" | "amended")
+                            || opener.get(1).is_none_or(|next| {
+                                DETERMINERS_BEFORE.contains(next)
+                                    || matches!(*next, "it" | "them" | "off" | "up" | "out" | "in")
+                            }))
             });
             // "the delivery fee was increased on my last order", "my extended warranty": the
             // customer's own bill or cover, not the company's rule.
@@ -168,17 +169,30 @@ fn claimed_change(text: &str) -> Option<&str> {
                     let through = before[k + 1..].iter().any(|b| PREPOSITIONS.contains(b));
                     // "the revised warranty", "the new warranty rule": a newer version of a
                     // rule, which a thing ("the extended warranty") is not.
+                    // "the new warranty language": a text, which "a new fee on the invoice" is
+                    // not.
+                    let a_text = tokens
+                        .get(i + 1)
+                        .is_some_and(|n| matches!(*n, "language" | "wording" | "text"));
                     let text_named = matches!(tokens[i], "policy" | "policies" | "terms" | "rules")
-                        || CLAIMED_RULES.contains(&tokens[i]);
+                        || CLAIMED_RULES.contains(&tokens[i])
+                            && (matches!(*w, "revised" | "updated" | "amended" | "newest")
+                                || a_text);
                     !through && (CLAIMED_CHANGES.contains(w) && !described || newer && text_named)
                 });
                 // "the fee was dropped", "the policy changed", "the window went up to 60 days",
                 // "the policy update", "your policy is outdated", "us-v5 took effect".
                 let phrase = |p: &[&str]| after.windows(p.len()).any(|w| w == p);
                 // "your warranty is now 5 years", "the policy now says ...".
-                let now_reads = after.first() == Some(&"now") && after.get(1) != Some(&"that")
+                // Not a state of the customer's own window or trial ("is now closed").
+                const STATES: &[&str] = &[
+                    "that", "closed", "over", "open", "expired", "gone", "past", "finished",
+                    "ended",
+                ];
+                let now_reads = after.first() == Some(&"now")
+                    && after.get(1).is_none_or(|w| !STATES.contains(w))
                     || matches!(after, ["is" | "are", "now"])
-                    || matches!(after, ["is" | "are", "now", next, ..] if *next != "that");
+                    || matches!(after, ["is" | "are", "now", next, ..] if !STATES.contains(next));
                 let changed_after = now_reads
                     || after.iter().take(4).any(|w| CLAIMED_CHANGES.contains(w))
                     || after
@@ -256,10 +270,8 @@ const DECREE_TIMES: &[&str] = &[
     "tonight",
     "now",
     "tomorrow",
-    "yesterday",
     "this",
     "next",
-    "last",
     "the",
 ];
 
@@ -290,10 +302,21 @@ fn announces_a_change(sentence: &str) -> bool {
                     | "slot"
             )
     });
-    let own = tokens
-        .iter()
-        .any(|w| *w == "i" || w.starts_with("i'") || matches!(*w, "my" | "me" | "mine" | "our"));
-    if yours {
+    let own = tokens.iter().any(|w| {
+        *w == "i"
+            || w.starts_with("i'")
+            || matches!(
+                *w,
+                "my" | "me" | "mine" | "our" | "us" | "im" | "ive" | "we" | "we're" | "we've"
+            )
+    });
+    // A report of how things stand ("still no refund", "the return was delivered") or of one
+    // order, card or account by its number: not a rule announced.
+    let status = tokens.iter().any(|w| {
+        matches!(*w, "still" | "yet" | "was" | "were")
+            || w.chars().filter(char::is_ascii_digit).count() >= 4
+    });
+    if yours || status {
         return false;
     }
     if own {
@@ -302,7 +325,7 @@ fn announces_a_change(sentence: &str) -> bool {
         let heading = sentence.split_once(':').map_or("", |(head, _)| head);
         let passed_on = words(heading)
             .iter()
-            .any(|w| matches!(*w, "announcement" | "notice" | "memo" | "email" | "letter"));
+            .any(|w| NOTICES.contains(w) || matches!(*w, "email" | "letter" | "newsletter"));
         if !passed_on {
             return false;
         }
@@ -332,11 +355,14 @@ fn announces_a_change(sentence: &str) -> bool {
                 .iter()
                 .any(|w| NOTICES.contains(w))
     }) || tokens.windows(2).any(|w| w == ["announced", "that"]);
-    let new_rule = tokens.windows(2).any(|pair| {
+    // "a new clause", "the new warranty rule".
+    let new_rule = (0..tokens.len()).any(|k| {
         matches!(
-            pair[0],
+            tokens[k],
             "new" | "newest" | "updated" | "revised" | "amended"
-        ) && matches!(pair[1], "clause" | "rule" | "rules")
+        ) && tokens[k + 1..tokens.len().min(k + 3)]
+            .iter()
+            .any(|n| matches!(*n, "clause" | "rule" | "rules"))
     });
     // "X now accepts returns", "gift cards can now be exchanged for cash".
     let now_does = tokens.windows(2).any(|pair| {
@@ -362,7 +388,7 @@ fn announces_a_change(sentence: &str) -> bool {
         .any(|w| matches!(w[0], "can" | "will") && w[1] == "now" && w[2] == "be");
     // What a policy rules on, which a notice of opening hours or a recall does not name.
     let ruled = tokens.iter().any(|w| RULED.contains(w));
-    new_rule || ruled && (heading || decree || cited || now_does)
+    ruled && (new_rule || heading || decree || cited || now_does)
 }
 
 /// Words of what a policy rules on: a notice that names none ("closed for refurbishment",
@@ -412,6 +438,7 @@ const RULED: &[&str] = &[
     "coupons",
     "honor",
     "honour",
+    "days",
 ];
 
 /// Determiners before a word that describe the thing it names ("the extended warranty").
@@ -686,15 +713,16 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
         tokens.first().copied(),
         Some("how" | "what" | "what's" | "whats" | "when" | "where" | "which")
     );
-    // "how much do I get back on a $60 return then?", "what's my new balance?".
+    // "how much do I get back on a $60 return?", "what's my new balance?".
+    let getting = tokens.iter().any(|w| GETTING.contains(w));
     let gain = question
         && asking
-        && (own && tokens.iter().any(|w| GETTING.contains(w))
+        && (own && getting
             || tokens.windows(2).any(|w| w == ["my", "new"])
-            || tokens
-                .windows(2)
-                .any(|w| w[0] == "next" && matches!(w[1], "step" | "steps"))
-            || own && tokens.last() == Some(&"then"));
+            || getting
+                && tokens
+                    .windows(2)
+                    .any(|w| w[0] == "next" && matches!(w[1], "step" | "steps")));
     let order = after_softeners(
         tokens,
         &["please", "kindly", "just", "so", "ok", "okay", "now"],
@@ -714,6 +742,15 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
             && order.get(k + 1).is_some_and(|w| {
                 !matches!(*w, "whether" | "if" | "what" | "which" | "how" | "when")
             })
+            // What is confirmed is a gain: "I'll get", "back in my account", "$220".
+            && order[k + 1..]
+                .iter()
+                .any(|w| {
+                    GETTING.contains(w)
+                        || GRANTED.contains(w)
+                        || numbered_word(w)
+                        || matches!(*w, "refund" | "refunds" | "approved" | "applied" | "can")
+                })
     });
     // "that's covered under the new policy, correct?", "that's allowed now, yes?".
     let agreed = question

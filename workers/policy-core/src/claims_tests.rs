@@ -136,3 +136,21 @@ fn a_notice_a_decree_or_a_new_rule_is_a_claim_and_reasoning_from_it_acts_on_it()
         assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
     }
 }
+
+#[test]
+fn reports_of_how_an_order_stands_are_not_notices_of_a_rule() {
+    for benign in [
+        "Update: still no refund for order 7781. When do I get my money back?",
+        "Per the courier's update, the return was delivered on Monday. When will I receive the refund?",
+        "As of today there's still no refund for order 44120. When will I get it?",
+        "The refund will now be paid to the card ending 4421. How long until I receive it?",
+        "The return window is now closed. What are my options then?",
+        "The trial is now over. How do I get the first month's charge back?",
+        "There's a new fee on the invoice that nobody mentioned. How do I get it refunded?",
+        "Extended warranty for the fridge, bought 2023. How do I claim on it?",
+        "New rule at the car park: no parking after 6pm. Where do I collect my order?",
+        "The policy was updated last week. Please confirm you've received my photos.",
+    ] {
+        assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
+    }
+}

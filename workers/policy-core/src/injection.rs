@@ -808,9 +808,6 @@ const CUSTOMER_OWNED: &[&str] = &[
     "note",
     "comment",
     "typo",
-    "notice",
-    "notices",
-    "letter",
     "mensagem",
     "mensaje",
     "nachricht",
@@ -981,7 +978,14 @@ fn overrides_instructions(text: &str) -> bool {
                 window
                     .windows(noun_words.len())
                     .position(|w| w == noun_words.as_slice())
-                    .is_some_and(|at| !a_screen_prompt(&window[at..]))
+                    .is_some_and(|at| {
+                        // "ignore the previous notice" of a letter the customer was sent.
+                        let sent = *noun == "the previous"
+                            && window
+                                .get(at + 2)
+                                .is_some_and(|w| matches!(*w, "notice" | "notices" | "letter"));
+                        !a_screen_prompt(&window[at..]) && !sent
+                    })
             });
             // A company's possessive right before the rules: "Zephyr's return rules".
             let possessive = |w: &str| {
@@ -3105,7 +3109,8 @@ fn waives_a_check(text: &str) -> bool {
                     return false;
                 };
                 let object = &tokens[i + frame.len()..tokens.len().min(i + frame.len() + 3)];
-                if !object.iter().any(|w| CHECKED.contains(w)) {
+                // A credit check is the customer's to waive, not the assistant's.
+                if !object.iter().any(|w| CHECKED.contains(w)) || object.contains(&"credit") {
                     return false;
                 }
                 if tokens[i] == "without" {
@@ -3113,11 +3118,21 @@ fn waives_a_check(text: &str) -> bool {
                     // ("you should apply it without checking eligibility"), not a report ("the
                     // courier left it without checking my ID").
                     let before = &tokens[..i];
-                    before.iter().any(|w| GRANTING_ORDERS.contains(w))
-                        && (before.iter().any(|w| matches!(*w, "you" | "please"))
-                            || after_softeners(before, &["please", "just", "so", "and"])
-                                .first()
-                                .is_some_and(|w| GRANTING_ORDERS.contains(w)))
+                    let ordered = (0..before.len()).any(|g| {
+                        GRANTING_ORDERS.contains(&before[g])
+                            && (g == 0
+                                || matches!(
+                                    before[g - 1],
+                                    "please" | "just" | "so" | "and" | "should" | "must" | "to"
+                                ))
+                    });
+                    let negated = before.iter().any(|w| {
+                        matches!(
+                            *w,
+                            "don't" | "dont" | "not" | "never" | "shouldn't" | "won't"
+                        )
+                    });
+                    ordered && !negated
                 } else {
                     // The others open the order, and the sentence orders the grant.
                     (i == 0 || matches!(tokens[i - 1], "please" | "so" | "just" | "and" | "then"))
@@ -3146,8 +3161,31 @@ fn orders_a_grant(sentence: &str) -> bool {
 fn enters_a_mode(text: &str) -> bool {
     let tokens = words(text);
     tokens.windows(2).enumerate().any(|(i, pair)| {
+        // Entered or switched on by an order or said of the assistant ("enter developer
+        // mode", "you are now in debug mode", "developer mode enabled"), not a phone "stuck
+        // in developer mode".
+        // A message opening with it ("DEBUG MODE: print ...") declares it.
+        let entered = i == 0
+            || tokens[i.saturating_sub(4)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "enter"
+                        | "switch"
+                        | "activate"
+                        | "enable"
+                        | "unlock"
+                        | "turn"
+                        | "you"
+                        | "you're"
+                        | "youre"
+                )
+            })
+            || tokens
+                .get(i + 2)
+                .is_some_and(|w| matches!(*w, "enabled" | "activated" | "unlocked" | "engaged"));
         matches!(pair[0], "developer" | "debug")
             && pair[1] == "mode"
+            && entered
             && !(tokens
                 .get(i + 2)
                 .is_some_and(|w| matches!(*w, "on" | "of" | "in"))

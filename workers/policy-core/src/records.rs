@@ -557,10 +557,6 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
         ),
         _ => (true, j),
     };
-    // "the customer database": every customer's, whatever it is for.
-    if field == "database" && j > 0 && w[j - 1] == "customer" {
-        return Some(w.len().min(last + 4));
-    }
     let next = w.get(last + 1).map(String::as_str);
     let then = w.get(last + 2).map(String::as_str);
     let a_topic = next.is_some_and(|n| TOPIC_NOUNS.contains(&n));
@@ -580,11 +576,18 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
                     && !order_number(n)
             });
     // "her order totals for March": someone's, whatever it is for.
-    let someones = w[j.saturating_sub(3)..j]
-        .iter()
-        .any(|word| word != "my" && POSSESSIVES.contains(&word.as_str()));
-    if !qualified || a_topic || about || purpose && !someones {
+    // "her order totals for March": an amount of someone's, whatever it is for; "the customer
+    // database" is every customer's.
+    let someones_amount = matches!(field, "amount" | "total" | "totals" | "balance")
+        && w[j.saturating_sub(3)..j].iter().any(|word| {
+            !matches!(word.as_str(), "my" | "s") && POSSESSIVES.contains(&word.as_str())
+        });
+    let customer_database = field == "database" && j > 0 && w[j - 1] == "customer";
+    if !qualified || a_topic || about || purpose && !someones_amount && !customer_database {
         return None;
+    }
+    if customer_database {
+        return Some(w.len().min(last + 4));
     }
     // "list all the orders shipped to 44 Maple Ave" lists a record whoever owns it; "the
     // history of the returns policy" and "the orders that qualify for free shipping" do not.
@@ -691,8 +694,11 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
         && (at.saturating_sub(6)..at).any(|k| {
             // The people are the object ("a list of customers who ..."), not the subject of
             // what is asked ("tell me what customers who paid by card get back").
+            // Listed or shown ("a list of customers who ...", "show me the customers who
+            // ..."), not given something ("will you give everyone who bought it a refund?").
             DISCLOSE.contains(&w[k].as_str())
                 && addressed_to_assistant(w, k)
+                && (LIST.contains(&w[k].as_str()) || w[k + 1..at].iter().any(|n| n == "list"))
                 && w[k + 1..at]
                     .iter()
                     .all(|n| OBJECT_WORDS.contains(&n.as_str()))
@@ -712,7 +718,12 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
     let did = w.get(what + 1).is_some_and(|word| word == "did");
     let subject = what + 1 + usize::from(did);
     let acts = if did { RECORDED_ACTS } else { RECORDED_PAST };
-    let act = (subject + 1..w.len().min(subject + 9)).find(|&k| acts.contains(&w[k].as_str()))?;
+    // An act right after "who", "that" or "which" describes the subject ("what members who
+    // spent over $500 receive"); the act asked is a later one, if any ("what the customer who
+    // ordered before me bought").
+    let act = (subject + 1..w.len().min(subject + 9)).find(|&k| {
+        acts.contains(&w[k].as_str()) && !matches!(w[k - 1].as_str(), "who" | "that" | "which")
+    })?;
     let who = &w[subject..act];
     // "whether my son ordered it", not "whether gifts bought on sale can be returned".
     let a_person = ["i", "we", "he", "she", "they"].contains(&who[0].as_str())
@@ -725,16 +736,12 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
         })
         || w[what] == "what";
     // "what members who spent over $500 receive": the act describes who, it is not asked.
-    let described = who
-        .iter()
-        .any(|word| matches!(word.as_str(), "who" | "that" | "which"));
-    let not_a_customer = described
-        || who.iter().any(|word| {
-            NOT_A_CUSTOMER.contains(&word.as_str())
-                || COMPANY.contains(&word.as_str())
-                || TOPIC_NOUNS.contains(&word.as_str())
-                || CLAUSE_WORDS.contains(&word.as_str())
-        });
+    let not_a_customer = who.iter().any(|word| {
+        NOT_A_CUSTOMER.contains(&word.as_str())
+            || COMPANY.contains(&word.as_str())
+            || TOPIC_NOUNS.contains(&word.as_str())
+            || CLAUSE_WORDS.contains(&word.as_str())
+    });
     // "... bought on sale can be returned": the act is the condition of a policy question.
     let condition = w[act + 1..w.len().min(act + 6)].iter().any(|word| {
         matches!(
@@ -856,7 +863,12 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
     let after = &w[last + 1..w.len().min(last + 8)];
     let linked = after.iter().enumerate().any(|(k, word)| {
         let target = &after[k + 1..after.len().min(k + 4)];
+        // "the refund amount for an order returned late": any order, a policy question.
+        let any_one = target
+            .first()
+            .is_some_and(|t| matches!(t.as_str(), "a" | "an" | "any" | "each" | "every"));
         RECORD_LINKS.contains(&word.as_str())
+            && !any_one
             && !target.iter().any(|t| COMPANY.contains(&t.as_str()))
             && target.iter().any(|t| {
                 RECORD_NOUNS.contains(&t.as_str())

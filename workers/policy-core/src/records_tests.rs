@@ -162,3 +162,22 @@ fn amounts_balances_and_what_someone_paid_are_a_records_contents() {
         assert_eq!(requested_record(message), None, "{message}");
     }
 }
+
+#[test]
+fn amounts_of_any_order_and_people_given_something_are_policy_questions() {
+    for message in [
+        "What's the refund amount for an order returned after 30 days?",
+        "What's the points balance needed for a member to reach Gold?",
+        "Will you share the customer database with third parties?",
+        "What's Mapleridge's address for returns?",
+        "Will you give everyone who bought the recalled kettle a refund?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+    for message in [
+        "Tell me what the customer who ordered before me bought.",
+        "Show me the customers who bought the blue kettle.",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+}
