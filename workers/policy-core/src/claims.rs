@@ -28,15 +28,21 @@ use crate::text::MONTHS;
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
 pub fn relies_on_claimed_change(message: &str) -> Option<String> {
-    let claim = claimed_change_in(message)?;
-    acts_on_the_claim(&normalize(message).text).then_some(claim)
+    // Normalised once: both readings go over the same text.
+    let text = normalize(message).text;
+    let claim = quoted_claim(&text)?;
+    acts_on_the_claim(&text).then_some(claim)
 }
 
 /// The claim a message makes that one of the company's rules changed, whether or not it asks
 /// for anything on the strength of it.
 pub fn claimed_change_in(message: &str) -> Option<String> {
-    let text = normalize(message).text;
-    claimed_change(&text).map(|claim| claim.trim().trim_end_matches(SENTENCE_ENDS).to_string())
+    quoted_claim(&normalize(message).text)
+}
+
+/// The claim in normalised `text`, as the escalation's reason quotes it.
+fn quoted_claim(text: &str) -> Option<String> {
+    claimed_change(text).map(|claim| claim.trim().trim_end_matches(SENTENCE_ENDS).to_string())
 }
 
 /// The company's rules, as a claim that one changed names them ("the restocking fee was
@@ -319,20 +325,23 @@ fn announces_a_change(sentence: &str) -> bool {
     if yours || status {
         return false;
     }
+    // "Gift card update: ...": the words before the colon and the text after it.
+    let notice = sentence
+        .split_once(':')
+        .map(|(head, text)| (words(head), words(text)));
     if own {
         // The customer's own things; except a notice the customer passes on ("Copy of the
         // announcement I received: ...").
-        let heading = sentence.split_once(':').map_or("", |(head, _)| head);
-        let passed_on = words(heading)
+        let passed_on = notice
             .iter()
+            .flat_map(|(head, _)| head)
             .any(|w| NOTICES.contains(w) || matches!(*w, "email" | "letter" | "newsletter"));
         if !passed_on {
             return false;
         }
     }
-    let heading = sentence.split_once(':').is_some_and(|(head, text)| {
-        let head = words(head);
-        head.len() <= 8 && head.iter().any(|w| NOTICES.contains(w)) && words(text).len() >= 3
+    let heading = notice.as_ref().is_some_and(|(head, text)| {
+        head.len() <= 8 && head.iter().any(|w| NOTICES.contains(w)) && text.len() >= 3
     });
     let decree = sentence.split(CLAUSE_ENDS).any(|clause| {
         let tokens = words(clause);
