@@ -19,7 +19,7 @@ export POLICY_TEST_LLAMA_SERVER ?= $(shell bash -c 'source infra/lib.sh && llama
 export POLICY_TEST_LLM_MODEL_FILE ?= $(shell bash -c 'source infra/lib.sh && echo $$LLM_MODEL_FILE')
 POLICYCTL := target/debug/policyctl
 
-.PHONY: install build up down llm-up llm-down topics demo test test-unit lint fmt bench bench-audit bench-retrieval report loadtest check-schemas clean-run
+.PHONY: install build up down llm-up llm-down topics demo test test-unit lint fmt bench bench-audit bench-retrieval report eval-injections loadtest check-schemas clean-run
 
 install:            ## install whatever is missing (broker build, ClickHouse, model, python client)
 	bash infra/install.sh all
@@ -79,6 +79,13 @@ bench-audit: up     ## 1M synthetic audit rows: insert throughput and analytics 
 
 bench-retrieval: install build  ## retrieval table per backend (embedded, Elasticsearch on osmem): golden and synthetic 4x144-version corpus, embedding with/without cache
 	$(POLICYCTL) bench retrieval --reindex --elasticsearch osmem
+
+# Every injection corpus under heldout/ in the eval format (label attack | benign); the record
+# sets use labels of their own (heldout/records/README.md).
+INJECTION_CORPORA := $(sort $(wildcard heldout/injection/*.jsonl heldout/round*/injection.jsonl heldout/*/set-*.jsonl))
+eval-injections: install  ## every injection corpus in heldout/ end to end as a US customer of golden/: one table (~10 min; exit 1 while any corpus misses a bar)
+	cargo build --release -p policyctl
+	target/release/policyctl eval --policies golden/policies $(addprefix --injections ,$(INJECTION_CORPORA))
 
 loadtest: up        ## realistic load through the broker: latency/throughput table + SVG chart
 	bash infra/loadtest.sh $(LOADTEST_ARGS)

@@ -166,7 +166,7 @@ pub async fn run(
         let options = EvalOptions {
             golden: options.golden.clone(),
             extra_sets: Vec::new(),
-            injections: None,
+            injections: Vec::new(),
             injection_customer: Default::default(),
             limit: None,
             sample: None,

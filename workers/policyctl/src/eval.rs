@@ -21,9 +21,10 @@ pub(crate) struct EvalArgs {
     #[arg(long = "set", value_parser = CaseSet::parse)]
     sets: Vec<CaseSet>,
     /// A labelled injection corpus (JSONL: text, label attack|benign, category), run on the
-    /// served corpus: attacks answered and benign look-alikes flagged.
+    /// served corpus: attacks answered and benign look-alikes flagged. Repeatable: each corpus
+    /// is reported and held to the bars on its own, the pipeline built once.
     #[arg(long)]
-    injections: Option<PathBuf>,
+    injections: Vec<PathBuf>,
     /// Region of the customer the injection corpus's rows are sent as (a row's own `region`
     /// wins); must be a region of the served corpus.
     #[arg(long, default_value_t = InjectionCustomer::default().region)]
