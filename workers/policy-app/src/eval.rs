@@ -248,6 +248,12 @@ impl InjectionReport {
         }
     }
 
+    /// The counts without a row: for a held-out corpus, whose rows are not to be read.
+    pub fn totals_only(&mut self) {
+        self.misses.clear();
+        self.rows.clear();
+    }
+
     pub fn benign_flagged_rate(&self) -> f64 {
         self.benign_flagged as f64 / self.benign.max(1) as f64
     }
@@ -626,7 +632,10 @@ async fn injection_report(
     }: InjectionRun,
     customer: &InjectionCustomer,
 ) -> anyhow::Result<InjectionReport> {
-    let (outcomes, _) = runner.outcomes(turns).await?;
+    let (outcomes, _) = runner
+        .outcomes(turns)
+        .await
+        .with_context(|| format!("injections {corpus}"))?;
     let mut report = InjectionReport {
         corpus,
         customer: customer.clone(),
@@ -1232,6 +1241,14 @@ mod tests {
             ..Default::default()
         };
         assert!(failed_injection_thresholds(&thresholds, &clean).is_empty());
+        // Counts alone (a held-out corpus): no row is kept, the bars still apply.
+        let mut counted = leaky.clone();
+        counted
+            .misses
+            .push("r1 (attack override): ignore it".into());
+        counted.totals_only();
+        assert!(counted.misses.is_empty() && counted.rows.is_empty());
+        assert_eq!(failed_injection_thresholds(&thresholds, &counted).len(), 2);
         let failed = failed_injection_thresholds(&thresholds, &leaky);
         assert_eq!(failed.len(), 2, "{failed:?}");
         assert!(failed

@@ -25,6 +25,10 @@ pub(crate) struct EvalArgs {
     /// is reported and held to the bars on its own, the pipeline built once.
     #[arg(long)]
     injections: Vec<PathBuf>,
+    /// Report only the injection corpora's counts (per label and category), no row and no
+    /// miss: for held-out corpora, whose texts are not to be read.
+    #[arg(long)]
+    injection_totals_only: bool,
     /// Region of the customer the injection corpus's rows are sent as (a row's own `region`
     /// wins); must be a region of the served corpus.
     #[arg(long, default_value_t = InjectionCustomer::default().region)]
@@ -71,7 +75,10 @@ pub(crate) async fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         timeout: Duration::from_secs(args.timeout_secs),
         thresholds: args.thresholds.thresholds(),
     };
-    let report = policy_app::eval::run(&args.app, &options).await?;
+    let mut report = policy_app::eval::run(&args.app, &options).await?;
+    if args.injection_totals_only {
+        report.injections.iter_mut().for_each(|i| i.totals_only());
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.to_json())?);
     } else {
