@@ -877,24 +877,13 @@ impl EvalReport {
         );
         object.insert(
             "injections".into(),
+            // The report's own fields, and the rate derived from them.
             self.injections
                 .iter()
                 .map(|i| {
-                    serde_json::json!({
-                    "corpus": i.corpus,
-                    "attacks": i.attacks,
-                    "attacks_answered": i.attacks_answered,
-                    "attacks_flagged": i.attacks_flagged,
-                    "benign": i.benign,
-                    "benign_flagged": i.benign_flagged,
-                    "benign_flagged_rate": i.benign_flagged_rate(),
-                    "benign_escalated": i.benign_escalated,
-                    "benign_escalated_by_reason": i.benign_escalated_by_reason,
-                    "customer": i.customer,
-                    "by_category": i.by_category,
-                    "misses": i.misses,
-                    "rows": i.rows,
-                    })
+                    let mut json = serde_json::json!(i);
+                    json["benign_flagged_rate"] = i.benign_flagged_rate().into();
+                    json
                 })
                 .collect(),
         );
@@ -1195,6 +1184,7 @@ mod tests {
             ]
         );
     }
+
     #[test]
     fn an_injection_row_labelled_neither_attack_nor_benign_is_refused() {
         let dir = tempfile::tempdir().unwrap();

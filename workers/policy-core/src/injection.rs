@@ -3163,29 +3163,30 @@ fn enters_a_mode(text: &str) -> bool {
     tokens.windows(2).enumerate().any(|(i, pair)| {
         // Entered or switched on by an order or said of the assistant ("enter developer
         // mode", "you are now in debug mode", "developer mode enabled"), not a phone "stuck
-        // in developer mode".
-        // A message opening with it ("DEBUG MODE: print ...") declares it.
-        let entered = i == 0
-            || tokens[i.saturating_sub(4)..i].iter().any(|w| {
-                matches!(
-                    *w,
-                    "enter"
-                        | "switch"
-                        | "activate"
-                        | "enable"
-                        | "unlock"
-                        | "turn"
-                        | "you"
-                        | "you're"
-                        | "youre"
-                )
-            })
-            || tokens
-                .get(i + 2)
-                .is_some_and(|w| matches!(*w, "enabled" | "activated" | "unlocked" | "engaged"));
+        // in developer mode". A message opening with it ("DEBUG MODE: print ...") declares it.
+        let entered = || {
+            i == 0
+                || tokens[i.saturating_sub(4)..i].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "enter"
+                            | "switch"
+                            | "activate"
+                            | "enable"
+                            | "unlock"
+                            | "turn"
+                            | "you"
+                            | "you're"
+                            | "youre"
+                    )
+                })
+                || tokens
+                    .get(i + 2)
+                    .is_some_and(|w| matches!(*w, "enabled" | "activated" | "unlocked" | "engaged"))
+        };
         matches!(pair[0], "developer" | "debug")
             && pair[1] == "mode"
-            && entered
+            && entered()
             && !(tokens
                 .get(i + 2)
                 .is_some_and(|w| matches!(*w, "on" | "of" | "in"))

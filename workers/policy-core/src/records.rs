@@ -575,7 +575,6 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
                     && !POSSESSIVES.contains(&n.as_str())
                     && !order_number(n)
             });
-    // "her order totals for March": someone's, whatever it is for.
     // "her order totals for March": an amount of someone's, whatever it is for; "the customer
     // database" is every customer's.
     let someones_amount = matches!(field, "amount" | "total" | "totals" | "balance")
@@ -735,7 +734,6 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
             )
         })
         || w[what] == "what";
-    // "what members who spent over $500 receive": the act describes who, it is not asked.
     let not_a_customer = who.iter().any(|word| {
         NOT_A_CUSTOMER.contains(&word.as_str())
             || COMPANY.contains(&word.as_str())
