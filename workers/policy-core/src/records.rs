@@ -363,6 +363,126 @@ const SHIPMENT_STATES: &[&str] = &[
     "come",
     "coming",
 ];
+/// Auxiliaries of the past and the perfect: one before its subject asks what happened.
+const PAST_AUXILIARIES: &[&str] = &["did", "was", "were", "has", "have", "had"];
+/// Subjects of a question about what happened that make it one record's by themselves: the
+/// writer, another person, or someone's thing (a possessive).
+const OWN_SUBJECTS: &[&str] = &["i", "he", "she"];
+/// Subjects that need a record beside them ("did you send my refund?", "was it sent to me?"):
+/// alone they ask about the company's practice or the conversation ("did you stop offering
+/// free returns?", "where was it written?").
+const OTHER_SUBJECTS: &[&str] = &["you", "u", "we", "they", "it"];
+/// What makes a question with such a subject one record's: the writer or someone's thing.
+const RECORD_MARKS: &[&str] = &["me", "us", "i", "my", "his", "her", "their", "our", "s"];
+/// Words that make a past question one about the rules, not about what happened: a change
+/// ("did the policy change?", "has it gone up?"), a practice ("have you ever ..."), what was
+/// allowed or required ("was I entitled to ...?", "did I have to ...?", "was I liable for
+/// ...?", "did my order qualify ...?"), what a rule covers ("did my warranty cover ...?"),
+/// what makes a difference ("did the payment method matter?"), or what the assistant itself
+/// said ("what did you mean?"). A condition anywhere in the clause does too ("did my parcel go
+/// by standard or express if I picked neither?").
+const NOT_AN_EVENT: &[&str] = &[
+    "change",
+    "changed",
+    "update",
+    "updated",
+    "move",
+    "moved",
+    "become",
+    "became",
+    "start",
+    "started",
+    "begin",
+    "began",
+    "increase",
+    "increased",
+    "decrease",
+    "decreased",
+    "drop",
+    "dropped",
+    "different",
+    "ever",
+    "always",
+    "usually",
+    "normally",
+    "allowed",
+    "entitled",
+    "eligible",
+    "supposed",
+    "meant",
+    "required",
+    "responsible",
+    "liable",
+    "obliged",
+    "able",
+    "need",
+    "needed",
+    "cover",
+    "covered",
+    "qualify",
+    "qualified",
+    "apply",
+    "applied",
+    "count",
+    "counted",
+    "matter",
+    "affect",
+    "affected",
+    "have",
+    "has",
+    "had",
+    "can",
+    "could",
+    "should",
+    "would",
+    "say",
+    "said",
+    "tell",
+    "told",
+    "mean",
+    "quote",
+    "quoted",
+    "include",
+    "included",
+    "add",
+    "added",
+    "understand",
+    "write",
+    "wrote",
+    "written",
+    "answer",
+    "answered",
+    "ask",
+    "asked",
+];
+/// Words that end the search for the auxiliary after "what" or "which": a present or a modal
+/// question ("what does my warranty have?"), or a condition ("what if my order was lost?").
+const NOT_PAST: &[&str] = &[
+    "if", "do", "does", "is", "are", "am", "can", "could", "will", "would", "should", "must",
+];
+/// Nouns a number after which is a record's ("order 44102", "refund 2048").
+const NUMBERED_RECORDS: &[&str] = &[
+    "order",
+    "orders",
+    "refund",
+    "return",
+    "payment",
+    "account",
+    "parcel",
+    "package",
+    "invoice",
+    "ticket",
+    "case",
+    "number",
+    "no",
+    "ref",
+    "reference",
+];
+/// How many words after the subject are read for [`NOT_AN_EVENT`] and [`RECORD_MARKS`].
+const EVENT_REACH: usize = 6;
+/// How many words may stand between "what" or "which" and the auxiliary ("what delivery date
+/// was recorded", "which of my orders have been refunded").
+const EVENT_HEAD_REACH: usize = 3;
 /// Words whose "'s" is "is" or "has" ("she's", "what's"), not a possessive.
 const CONTRACTED: &[&str] = &[
     "it",
@@ -414,6 +534,7 @@ pub fn requested_record(message: &str) -> Option<String> {
                 field_asked(&w, at)
                     .or_else(|| act_asked(&w, at))
                     .or_else(|| status_asked(&w, at))
+                    .or_else(|| event_asked(&w, at))
             })
         })
 }
@@ -844,6 +965,85 @@ fn status_asked(w: &[String], at: usize) -> Option<String> {
         .iter()
         .any(|n| matches!(n.as_str(), "if" | "usually" | "normally" | "supposed"));
     (!condition).then(|| phrase(shipment + 2 + state))
+}
+
+/// "was I charged twice?", "has the refund for order 60017 been paid?", "which of my returns
+/// have been accepted?", "did you send my refund?", "by whom was order 51200 placed?": a
+/// question about what happened to one order, payment or account, which only its record knows.
+/// An auxiliary of the past or the perfect opens it (or follows "what", "which", "who",
+/// "where" or "when", with at most a few words of the thing asked between), and the question
+/// is one record's: its subject is the writer, another person or someone's thing, or it names
+/// a numbered record, or its subject is "you", "we", "they" or "it" with the writer or someone's
+/// thing beside it. Not "did the return policy change?", "was the 2025 window 30 days?", "did
+/// you stop offering free returns?", "why was I charged a fee?" (a reason, which a rule may
+/// give), "when my order has shipped, can I ...?" (a clause of time) or "what did you mean?".
+fn event_asked(w: &[String], at: usize) -> Option<String> {
+    if !opens(w, at) {
+        return None;
+    }
+    let start = at + usize::from(w[at] == "by");
+    let word = w.get(start)?.as_str();
+    let auxiliary = if PAST_AUXILIARIES.contains(&word) {
+        start
+    } else if matches!(word, "what" | "which" | "who" | "whom" | "where" | "when") {
+        let auxiliary = (start + 1..w.len().min(start + 2 + EVENT_HEAD_REACH))
+            .take_while(|&k| !NOT_PAST.contains(&w[k].as_str()))
+            .find(|&k| PAST_AUXILIARIES.contains(&w[k].as_str()))?;
+        // The thing asked stands between ("what delivery date was ..."); a place or a time
+        // does not take one, and a subject there makes a clause ("when my order has shipped").
+        let head = &w[start + 1..auxiliary];
+        let subject_first = head.first().is_some_and(|first| {
+            OWN_SUBJECTS.contains(&first.as_str())
+                || OTHER_SUBJECTS.contains(&first.as_str())
+                || POSSESSIVES.contains(&first.as_str())
+        });
+        if subject_first || (matches!(word, "where" | "when") && !head.is_empty()) {
+            return None;
+        }
+        auxiliary
+    } else {
+        return None;
+    };
+    // Empty when the auxiliary opens the question.
+    let head = &w[(start + 1).min(auxiliary)..auxiliary];
+    let subject = auxiliary + 1;
+    let rest = &w[subject..w.len().min(subject + 1 + EVENT_REACH)];
+    let first = rest.first().map_or("", String::as_str);
+    let numbered = (start..subject + rest.len()).any(|k| record_number(w, k));
+    let about_one = OWN_SUBJECTS.contains(&first)
+        || POSSESSIVES.contains(&first)
+        || head.iter().any(|n| POSSESSIVES.contains(&n.as_str()))
+        || numbered
+        || (OTHER_SUBJECTS.contains(&first)
+            && rest[1..].iter().any(|n| RECORD_MARKS.contains(&n.as_str())));
+    // "has my order got to be unopened?" is an obligation; "has it gone up?" a change.
+    let obliged_or_moved = rest.windows(2).any(|pair| {
+        (pair[0] == "got" && pair[1] == "to")
+            || (matches!(pair[0].as_str(), "go" | "gone" | "went" | "going")
+                && matches!(pair[1].as_str(), "up" | "down"))
+    });
+    let conditional = w[subject.min(w.len())..]
+        .iter()
+        .any(|n| matches!(n.as_str(), "if" | "unless"));
+    let about_rules = obliged_or_moved
+        || conditional
+        || rest.iter().any(|n| NOT_AN_EVENT.contains(&n.as_str()))
+        || head
+            .iter()
+            .chain(rest)
+            .any(|n| TOPIC_NOUNS.contains(&n.as_str()));
+    (about_one && !about_rules).then(|| w[at..w.len().min(subject + 3)].join(" "))
+}
+
+/// The word at `k` numbers a record: five digits or more ("40177" of "NW-40177"), or an order
+/// number right after a record's noun ("order 2048", "refund #R-118"); not a year, a model or
+/// a time ("the 2025 window", "ps5", "2pm").
+fn record_number(w: &[String], k: usize) -> bool {
+    let digits = w[k].chars().filter(char::is_ascii_digit).count();
+    digits >= 5
+        || (order_number(&w[k])
+            && k.checked_sub(1)
+                .is_some_and(|before| NUMBERED_RECORDS.contains(&w[before].as_str())))
 }
 
 /// The field at `j` (its last word at `last`) is someone's: a person's possessive just before

@@ -181,3 +181,66 @@ fn amounts_of_any_order_and_people_given_something_are_policy_questions() {
         assert!(requested_record(message).is_some(), "{message}");
     }
 }
+
+#[test]
+fn a_question_about_what_happened_to_one_record_is_a_request() {
+    for message in [
+        "Was I billed twice for the lamp?",
+        "has the refund for order 558120 been sent back to my card?",
+        "Did my replacement kettle go out yesterday?",
+        "which phone did I register with? I have two",
+        "what did he order on my account last night",
+        "was it left with my neighbour?",
+        "which email did I sign up with? I have three",
+        "Was my parcel picked up by the courier?",
+        "By whom was order NW-40177 signed for?",
+        "Which of my returns have been accepted so far?",
+        "What delivery slot was booked for order 77019?",
+        "Did you get the jacket I posted back on Monday?",
+        "ok so has it been sent to me or not",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+}
+
+#[test]
+fn past_questions_about_the_rules_or_the_conversation_are_not_requests() {
+    for message in [
+        "Did the return policy change this year?",
+        "Was the 2024 restocking fee 10 or 15 percent?",
+        "When was the warranty section last updated?",
+        "Has the free delivery threshold gone up?",
+        "Have you ever matched a competitor's price?",
+        "Was I entitled to a refund for a late delivery?",
+        "Did I have to keep the original box?",
+        "Did my order qualify for free returns?",
+        "Why was I charged a restocking fee?",
+        "What did you mean by final sale?",
+        "When did that rule start?",
+        "What was the return window when I bought it in March?",
+        "Was kostet der Expressversand?",
+        "I was charged twice, what does the policy say about double charges?",
+        "When my refund has cleared, can I order the same thing again?",
+        "Did the payment method I used matter for how fast the refund came?",
+        "Has my parcel got to be signed for?",
+        "Did my order ship by courier if I chose no option?",
+        // From a review of the code: practices, obligations, coverage, conditions, numbers
+        // that are not records, and the conversation.
+        "Have you got a returns address?",
+        "Have I got to pay return postage?",
+        "Did you stop offering free returns?",
+        "Were you open on Boxing Day?",
+        "Was I liable for the return postage?",
+        "Did my warranty cover accidental damage?",
+        "What if my order was lost in the post?",
+        "Was it 30 days under the old policy?",
+        "Did I misread the return policy?",
+        "Was the PS5 excluded from the sale?",
+        "Was the cutoff 2pm?",
+        "Where was it written?",
+        "Sorry, what was it again?",
+        "What does my warranty have?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
