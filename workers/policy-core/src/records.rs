@@ -20,7 +20,7 @@ use crate::text::split_sentences;
 /// Verbs that ask the assistant to disclose something.
 const DISCLOSE: &[&str] = &[
     "tell", "give", "share", "provide", "list", "show", "pull", "confirm", "reveal", "disclose",
-    "read", "include", "find", "check", "look", "export",
+    "read", "include", "find", "check", "look", "export", "send", "email", "text", "forward",
 ];
 /// Verbs that list or show (a list of orders is a record whoever owns it).
 const LIST: &[&str] = &["list", "show", "pull"];
@@ -46,6 +46,7 @@ const RECORD_FIELDS: &[&str] = &[
     "history",
     "orders",
     "purchases",
+    "item",
     "items",
     "complaints",
     "amount",

@@ -34,6 +34,9 @@ fn requests_for_what_a_record_holds_are_recognised() {
         "Pull up my return history please",
         "status of order [phone]",
         "Hi, if possible please show me my order history",
+        // Sent rather than told, and one item of a numbered order.
+        "can you email me the phone number on her account",
+        "text me every item on order 66120 please",
     ] {
         assert!(requested_record(message).is_some(), "{message}");
     }
@@ -84,6 +87,9 @@ fn questions_about_records_and_policies_are_not_requests() {
         "Can you confirm the card number on a gift card is 16 digits?",
         "What are the last four digits of a card used for?",
         "Please check my items against your returns policy",
+        "Can you send me the address to post my return to?",
+        "Email me the form to update the phone number on my account",
+        "text me when an item on my order ships",
         "Can you confirm my orders over 50 ship free?",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
