@@ -456,7 +456,7 @@ const NOT_AN_EVENT: &[&str] = &[
     "ask",
     "asked",
 ];
-/// Words that end the search for the auxiliary after "what" or "which": a present or a modal
+/// Words that end the search for the auxiliary after a question word: a present or a modal
 /// question ("what does my warranty have?"), or a condition ("what if my order was lost?").
 const NOT_PAST: &[&str] = &[
     "if", "do", "does", "is", "are", "am", "can", "could", "will", "would", "should", "must",
@@ -984,29 +984,28 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
     }
     let start = at + usize::from(w[at] == "by");
     let word = w.get(start)?.as_str();
+    let question_word = matches!(word, "what" | "which" | "who" | "whom" | "where" | "when");
     let auxiliary = if PAST_AUXILIARIES.contains(&word) {
         start
-    } else if matches!(word, "what" | "which" | "who" | "whom" | "where" | "when") {
-        let auxiliary = (start + 1..w.len().min(start + 2 + EVENT_HEAD_REACH))
+    } else if question_word {
+        (start + 1..w.len().min(start + 2 + EVENT_HEAD_REACH))
             .take_while(|&k| !NOT_PAST.contains(&w[k].as_str()))
-            .find(|&k| PAST_AUXILIARIES.contains(&w[k].as_str()))?;
-        // The thing asked stands between ("what delivery date was ..."); a place or a time
-        // does not take one, and a subject there makes a clause ("when my order has shipped").
-        let head = &w[start + 1..auxiliary];
-        let subject_first = head.first().is_some_and(|first| {
-            OWN_SUBJECTS.contains(&first.as_str())
-                || OTHER_SUBJECTS.contains(&first.as_str())
-                || POSSESSIVES.contains(&first.as_str())
-        });
-        if subject_first || (matches!(word, "where" | "when") && !head.is_empty()) {
-            return None;
-        }
-        auxiliary
+            .find(|&k| PAST_AUXILIARIES.contains(&w[k].as_str()))?
     } else {
         return None;
     };
-    // Empty when the auxiliary opens the question.
+    // What stands between a question word and the auxiliary: the thing asked ("what delivery
+    // date was ..."). A place or a time takes none, and a subject there makes a clause of its
+    // own ("when my order has shipped, ..."). Empty when the auxiliary opens the question.
     let head = &w[(start + 1).min(auxiliary)..auxiliary];
+    let subject_first = head.first().is_some_and(|first| {
+        OWN_SUBJECTS.contains(&first.as_str())
+            || OTHER_SUBJECTS.contains(&first.as_str())
+            || POSSESSIVES.contains(&first.as_str())
+    });
+    if subject_first || (matches!(word, "where" | "when") && !head.is_empty()) {
+        return None;
+    }
     let subject = auxiliary + 1;
     let rest = &w[subject..w.len().min(subject + 1 + EVENT_REACH)];
     let first = rest.first().map_or("", String::as_str);
@@ -1016,7 +1015,10 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
         || head.iter().any(|n| POSSESSIVES.contains(&n.as_str()))
         || numbered
         || (OTHER_SUBJECTS.contains(&first)
-            && rest[1..].iter().any(|n| RECORD_MARKS.contains(&n.as_str())));
+            && rest
+                .iter()
+                .skip(1)
+                .any(|n| RECORD_MARKS.contains(&n.as_str())));
     // "has my order got to be unopened?" is an obligation; "has it gone up?" a change.
     let obliged_or_moved = rest.windows(2).any(|pair| {
         (pair[0] == "got" && pair[1] == "to")
@@ -1037,7 +1039,7 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
 }
 
 /// The word at `k` numbers a record: five digits or more ("40177" of "NW-40177"), or an order
-/// number right after a record's noun ("order 2048", "refund #R-118"); not a year, a model or
+/// number right after a record's noun ("order 2048", "case 7731"); not a year, a model or
 /// a time ("the 2025 window", "ps5", "2pm").
 fn record_number(w: &[String], k: usize) -> bool {
     let digits = w[k].chars().filter(char::is_ascii_digit).count();
