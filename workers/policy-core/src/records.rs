@@ -1025,7 +1025,7 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
             || (matches!(pair[0].as_str(), "go" | "gone" | "went" | "going")
                 && matches!(pair[1].as_str(), "up" | "down"))
     });
-    let conditional = w[subject.min(w.len())..]
+    let conditional = w[subject..]
         .iter()
         .any(|n| matches!(n.as_str(), "if" | "unless"));
     let about_rules = obliged_or_moved
