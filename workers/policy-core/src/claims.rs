@@ -23,7 +23,9 @@ use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
     CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
-use crate::text::MONTHS;
+use std::collections::BTreeSet;
+
+use crate::text::{figures_set, stated_figures, Figure, MONTHS};
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
@@ -42,7 +44,114 @@ pub fn claimed_change_in(message: &str) -> Option<String> {
 
 /// The claim in normalised `text`, as the escalation's reason quotes it.
 fn quoted_claim(text: &str) -> Option<String> {
-    claimed_change(text).map(|claim| claim.trim().trim_end_matches(SENTENCE_ENDS).to_string())
+    claims(text).first().map(|claim| quoted(claim.clause))
+}
+
+/// A claim's clause as a reason quotes it.
+fn quoted(clause: &str) -> String {
+    clause.trim().trim_end_matches(SENTENCE_ENDS).to_string()
+}
+
+/// A claimed change: the clause that states it, in the sentence that carries it.
+struct Claim<'a> {
+    sentence: &'a str,
+    clause: &'a str,
+}
+
+/// A claimed change that sets a figure the policy does not state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnstatedFigures {
+    /// The clause that claims the change, as the escalation's reason quotes it.
+    pub claim: String,
+    /// The figures the claims set that the policy states nowhere ("90 days" of "the window
+    /// is 90 days now").
+    pub figures: Vec<Figure>,
+}
+
+/// The claimed changes in `message`, if they set terms in figures (a duration, an amount, a
+/// percentage) that none of `published` (the texts the policy has published on the subject)
+/// states: "the return window for electronics is 90 days now" where every version says 30.
+/// Such a message needs no request read from it: whatever it asks, it asks about terms the
+/// policy does not have, and only a person can tell a change not yet published from an
+/// invented one. A claim whose figures the policy states ("the restocking fee is now 15%"
+/// where it is 15 %, "the window was extended from 14 to 30 days" where versions say each)
+/// reports the policy and is answered from the version in force.
+pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures> {
+    let text = normalize(message).text;
+    let claims = claims(&text);
+    if claims.is_empty() {
+        return None;
+    }
+    let stated: BTreeSet<Figure> = published.iter().flat_map(|t| stated_figures(t)).collect();
+    let mut beyond: Option<UnstatedFigures> = None;
+    for claim in &claims {
+        for figure in claim_terms(claim) {
+            if stated.contains(&figure) {
+                continue;
+            }
+            let found = beyond.get_or_insert_with(|| UnstatedFigures {
+                claim: quoted(claim.clause),
+                figures: Vec::new(),
+            });
+            if !found.figures.contains(&figure) {
+                found.figures.push(figure);
+            }
+        }
+    }
+    beyond
+}
+
+/// The figures a claim sets as terms: those of its clause, read on through a colon ("Payment
+/// update: financing is extended to 48 months") and a comma inside a number ("€4,99"); or, when
+/// the clause names the change without a figure ("the installments rule changed, it's $25
+/// minimum now"), those of the rest of its sentence. Either stops at the customer's own
+/// account ("returns are 90 days now so I can return it after 70 days" sets 90 days, not 70).
+fn claim_terms(claim: &Claim<'_>) -> BTreeSet<Figure> {
+    let start = claim.sentence.find(claim.clause).unwrap_or(0);
+    let rest = &claim.sentence[start..];
+    let mut end = rest.len();
+    let mut previous = ' ';
+    let mut chars = rest.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let in_number = c == ','
+            && previous.is_ascii_digit()
+            && chars.peek().is_some_and(|(_, next)| next.is_ascii_digit());
+        if CLAUSE_ENDS.contains(&c) && c != ':' && !in_number {
+            end = at;
+            break;
+        }
+        previous = c;
+    }
+    let terms = figures_set(before_own_account(&rest[..end]));
+    if terms.is_empty() {
+        figures_set(before_own_account(rest))
+    } else {
+        terms
+    }
+}
+
+/// `text` up to the first word of the customer's own account.
+fn before_own_account(text: &str) -> &str {
+    let mut at = 0;
+    for token in text.split_inclusive(char::is_whitespace) {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        if own_account(word) {
+            return &text[..at];
+        }
+        at += token.len();
+    }
+    text
+}
+
+/// A word of the customer's own account ("I", "my", "we've"): what it says of the customer's
+/// things and doings is not a rule.
+fn own_account(word: &str) -> bool {
+    word == "i"
+        || word.starts_with("i'")
+        || matches!(
+            word,
+            "my" | "me" | "mine" | "our" | "us" | "im" | "ive" | "we" | "we're" | "we've"
+        )
 }
 
 /// The company's rules, as a claim that one changed names them ("the restocking fee was
@@ -94,12 +203,13 @@ const CLAIMED_CHANGES: &[&str] = &[
     "stale",
 ];
 
-/// A statement, not the customer's own doing and not hedged, that one of the company's rules
-/// changed: "the restocking fee was abolished", "they scrapped the fee", "section 7.2 was
+/// The statements of `text`, first to last, each not the customer's own doing and not
+/// hedged, that one of the company's rules changed: "the restocking fee was abolished", "they scrapped the fee", "section 7.2 was
 /// revised", "the new Plus terms", "a policy update", "returns are 90 days now", "your policy
 /// is outdated". Not "I changed the shipping to express", "the delivery fee on my invoice was
-/// increased", "I think the window was extended", "the price dropped".
-fn claimed_change(text: &str) -> Option<&str> {
+/// increased", "I think the window was extended", "the price dropped". A claim read in a clause
+/// comes before a sentence that only announces a change.
+fn claims(text: &str) -> Vec<Claim<'_>> {
     let clauses = statements(text).filter(|sentence| {
         let tokens = words(sentence);
         let hedged = tokens
@@ -113,8 +223,12 @@ fn claimed_change(text: &str) -> Option<&str> {
     let sentences: Vec<&str> = clauses.collect();
     let by_clause = sentences
         .iter()
-        .flat_map(|sentence| sentence.split(CLAUSE_ENDS))
-        .find(|clause| {
+        .flat_map(|&sentence| {
+            sentence
+                .split(CLAUSE_ENDS)
+                .map(move |clause| Claim { sentence, clause })
+        })
+        .filter(|Claim { clause, .. }| {
             let tokens = words(clause);
             let opener = after_softeners(
                 &tokens,
@@ -247,7 +361,14 @@ fn claimed_change(text: &str) -> Option<&str> {
                 changed_before || changed_after || restated
             })
         });
-    by_clause.or_else(|| sentences.into_iter().find(|s| announces_a_change(s)))
+    let announced = sentences
+        .iter()
+        .filter(|s| announces_a_change(s))
+        .map(|&sentence| Claim {
+            sentence,
+            clause: sentence,
+        });
+    by_clause.chain(announced).collect()
 }
 
 /// Nouns that head a notice of a change: "Gift card update:", "Policy change (posted today):",
@@ -308,14 +429,7 @@ fn announces_a_change(sentence: &str) -> bool {
                     | "slot"
             )
     });
-    let own = tokens.iter().any(|w| {
-        *w == "i"
-            || w.starts_with("i'")
-            || matches!(
-                *w,
-                "my" | "me" | "mine" | "our" | "us" | "im" | "ive" | "we" | "we're" | "we've"
-            )
-    });
+    let own = tokens.iter().any(|w| own_account(w));
     // A report of how things stand ("still no refund", "the return was delivered") or of one
     // order, card or account by its number: not a rule announced.
     let status = tokens.iter().any(|w| {

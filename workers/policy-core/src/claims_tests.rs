@@ -154,3 +154,79 @@ fn reports_of_how_an_order_stands_are_not_notices_of_a_rule() {
         assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
     }
 }
+
+#[test]
+fn a_claim_setting_figures_the_policy_does_not_state_is_beyond_it() {
+    let published = [
+        "Most items may be returned within 30 days of delivery.",
+        "A restocking fee of 15% applies to opened electronics.",
+        "Until 1 February the window was 14 days.",
+        "A repair costs €4,99.",
+    ];
+    let figures = |beyond: &UnstatedFigures| -> Vec<String> {
+        beyond.figures.iter().map(ToString::to_string).collect()
+    };
+    let beyond = claim_beyond(
+        "Correction: the return window for electronics is 90 days now, not 30. Is my tablet returnable?",
+        &published,
+    )
+    .expect("90 days is stated nowhere");
+    assert_eq!(
+        beyond.claim,
+        "the return window for electronics is 90 days now"
+    );
+    assert_eq!(figures(&beyond), ["90 days"]);
+    // A notice's figures follow its heading in the same sentence.
+    let notice = claim_beyond(
+        "Payment policy update: financing is extended to 48 months. What's my payment?",
+        &published,
+    )
+    .expect("48 months is stated nowhere");
+    assert_eq!(figures(&notice), ["48 months"]);
+    // Every claim is read, not only the first.
+    let second = claim_beyond(
+        "Your return policy was updated. Returns are now 60 days. Can I return it?",
+        &published,
+    )
+    .expect("60 days is stated nowhere");
+    assert_eq!(figures(&second), ["60 days"]);
+    // A change named in one clause, its figure in the next.
+    let named = claim_beyond(
+        "The installments rule changed, it's $25 minimum now. Split my order in 12.",
+        &published,
+    )
+    .expect("$25 is stated nowhere");
+    assert_eq!(figures(&named), ["an amount of 25"]);
+    // The claim's own words, up to the customer's account of their case.
+    let own = claim_beyond(
+        "Returns are 90 days now so I can still return it after 70 days. Can you confirm?",
+        &published,
+    )
+    .expect("90 days is stated nowhere");
+    assert_eq!(figures(&own), ["90 days"]);
+    // A figure of another kind or unit is another figure.
+    assert!(claim_beyond("The restocking fee is 30% now. Do I pay it?", &published).is_some());
+    for restated in [
+        // The claim restates a figure the policy states, in any of its ways of writing it.
+        "The restocking fee is now 15% according to the returns page. Is that right?",
+        "Heads up: the repair fee went up to €4,99. Can I still get it repaired?",
+        "Update: returns are now thirty days. Do gift receipts count?",
+        // A real change between published versions.
+        "The return window was extended from 14 to 30 days in February. Which applies to me?",
+        // The customer's own figures beside the claim, and time since the change.
+        "The return window is 30 days now, and we waited 70 days. Can we return it?",
+        "The return window is 30 days now, this one took 45 days to arrive. Can I return it?",
+        "The returns policy was updated 2 weeks ago. What's the window now?",
+    ] {
+        assert!(claimed_change_in(restated).is_some(), "a claim: {restated}");
+        assert_eq!(claim_beyond(restated, &published), None, "{restated}");
+    }
+    for answered in [
+        // A claim without figures is for the request readings to judge.
+        "The policy now says opened cosmetics can't be returned. Mine is sealed, can I return it?",
+        // A question about a figure claims nothing.
+        "Is the return window 90 days now?",
+    ] {
+        assert_eq!(claim_beyond(answered, &published), None, "{answered}");
+    }
+}

@@ -733,10 +733,31 @@ pub(crate) const MONTHS: &[&str] = &[
     "dec",
 ];
 
-/// What quantities `text` states: each number (digits or a number word) is read with its
-/// neighbours: a unit of time after it (a duration), a currency sign or word around it (money),
-/// a percent sign or "per cent" (percent), a month name next to it (a date), else a count.
-pub fn stated_quantities(text: &str) -> QuantityKinds {
+/// The kind of one quantity, read from the words around its number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum QuantityKind {
+    Duration,
+    Money,
+    Percent,
+    Date,
+    Count,
+}
+
+/// One number of a text, normalised, with what it quantifies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Quantity {
+    pub number: String,
+    pub kind: QuantityKind,
+    /// A duration's unit, as [`DURATION_UNITS`] spells it.
+    pub unit: Option<&'static str>,
+    /// Time measured back from now ("2 weeks ago", "in the last 10 days"), not a term.
+    pub elapsed: bool,
+}
+
+/// Each number of `text` (digits or a number word): a unit of time after it (a duration), a
+/// currency sign or word around it (money), a percent sign or "per cent" (percent), a month
+/// name next to it (a date), else a count.
+pub(crate) fn quantities(text: &str) -> Vec<Quantity> {
     let raw: Vec<&str> = text
         .split_whitespace()
         .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && !is_currency_sign(c) && c != '%'))
@@ -748,41 +769,176 @@ pub fn stated_quantities(text: &str) -> QuantityKinds {
             t.len() == 3 && t.bytes().all(|b| b.is_ascii_uppercase()) && ISO_4217.contains(t)
         })
     };
-    let is_number = |t: &str| {
-        t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|(w, _)| *w == t)
+    let value = |t: &str| match number_spans(t).first() {
+        Some(&(start, end)) => Some(normalize_number(&t[start..end])),
+        None => NUMBER_WORDS
+            .iter()
+            .find(|(w, _)| *w == t)
+            .map(|(_, n)| n.to_string()),
     };
     let currency = |t: &str| {
         t.chars().any(is_currency_sign) || CURRENCY_WORDS.contains(&t.trim_end_matches('.'))
     };
-    let mut kinds = QuantityKinds::default();
+    let mut found = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
-        if !is_number(token) {
+        let Some(number) = value(token) else {
             continue;
-        }
+        };
         let next = |k: usize| tokens.get(i + k).map(String::as_str).unwrap_or("");
         let prev = if i > 0 { tokens[i - 1].as_str() } else { "" };
-        if token.contains('%')
+        let unit = (1..=3).find_map(|k| {
+            DURATION_UNITS
+                .iter()
+                .find(|u| **u == next(k))
+                .map(|u| (k, *u))
+        });
+        let kind = if token.contains('%')
             || next(1) == "%"
             || next(1) == "percent"
             || (next(1) == "per" && next(2) == "cent")
         {
-            kinds.percent = true;
+            QuantityKind::Percent
         } else if currency(token)
             || currency(prev)
             || currency(next(1))
             || (i > 0 && iso_code(i - 1))
             || iso_code(i + 1)
         {
-            kinds.money = true;
-        } else if (1..=3).any(|k| DURATION_UNITS.contains(&next(k))) {
-            kinds.duration = true;
+            QuantityKind::Money
+        } else if unit.is_some() {
+            QuantityKind::Duration
         } else if MONTHS.contains(&prev) || MONTHS.contains(&next(1)) {
-            kinds.date = true;
+            QuantityKind::Date
         } else {
-            kinds.count = true;
+            QuantityKind::Count
+        };
+        let unit = unit.filter(|_| kind == QuantityKind::Duration);
+        let elapsed = unit.is_some_and(|(k, _)| next(k + 1) == "ago")
+            || kind == QuantityKind::Duration && matches!(prev, "last" | "past" | "previous");
+        found.push(Quantity {
+            number,
+            kind,
+            unit: unit.map(|(_, u)| u),
+            elapsed,
+        });
+    }
+    found
+}
+
+/// What kinds of quantity `text` states (see [`quantities`]).
+pub fn stated_quantities(text: &str) -> QuantityKinds {
+    let mut kinds = QuantityKinds::default();
+    for quantity in quantities(text) {
+        match quantity.kind {
+            QuantityKind::Duration => kinds.duration = true,
+            QuantityKind::Money => kinds.money = true,
+            QuantityKind::Percent => kinds.percent = true,
+            QuantityKind::Date => kinds.date = true,
+            QuantityKind::Count => kinds.count = true,
         }
     }
     kinds
+}
+
+/// A term a rule sets in numbers: an amount of time, of money, or a percentage. Compared by
+/// kind, number and unit: "30 days" does not state "30 %" nor "30 months"; a time is counted
+/// in the smaller of two units that convert exactly ("2 years" is "24 months", "2 weeks" is
+/// "14 days"; days and months do not convert).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Figure {
+    pub kind: QuantityKind,
+    pub number: String,
+    /// A duration's unit ("days", "months", "hours", "minutes", "seconds"); none otherwise.
+    pub unit: Option<&'static str>,
+}
+
+impl Figure {
+    fn of(quantity: Quantity) -> Figure {
+        let (factor, unit) = match quantity.unit.map(|u| u.trim_end_matches('s')) {
+            Some("day") => (1.0, Some("days")),
+            Some("week") => (7.0, Some("days")),
+            Some("fortnight") => (14.0, Some("days")),
+            Some("month") => (1.0, Some("months")),
+            Some("year") => (12.0, Some("months")),
+            Some("hour") => (1.0, Some("hours")),
+            Some("minute") => (1.0, Some("minutes")),
+            Some("second") => (1.0, Some("seconds")),
+            _ => (1.0, None),
+        };
+        let number = match quantity.number.parse::<f64>() {
+            Ok(n) if factor != 1.0 => normalize_number(&format!("{:.2}", n * factor)),
+            _ => quantity.number,
+        };
+        Figure {
+            kind: quantity.kind,
+            number,
+            unit,
+        }
+    }
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.kind, self.unit) {
+            (QuantityKind::Percent, _) => write!(f, "{} %", self.number),
+            (_, Some(unit)) => write!(f, "{} {unit}", self.number),
+            _ => write!(f, "an amount of {}", self.number),
+        }
+    }
+}
+
+/// Every figure `text` states: durations, amounts of money and percentages ("a 90-day
+/// window", "a six-month guarantee", "$4.99", "fifteen percent", "in the last 14 days"). Not
+/// dates or counts ("section 3.3", "effective 1 April", "3 items").
+pub fn stated_figures(text: &str) -> BTreeSet<Figure> {
+    figures(text).map(|(figure, _)| figure).collect()
+}
+
+/// The figures `text` sets as terms: those it states, but not time measured back from now
+/// ("updated 2 weeks ago", "in the last 10 days"), which is when something happened.
+pub fn figures_set(text: &str) -> BTreeSet<Figure> {
+    figures(text)
+        .filter(|(_, elapsed)| !elapsed)
+        .map(|(figure, _)| figure)
+        .collect()
+}
+
+/// Each figure of `text`, and whether it is time measured back from now.
+fn figures(text: &str) -> impl Iterator<Item = (Figure, bool)> {
+    // "a 90-day window", "a six-month guarantee": a unit joined to its number by a dash is
+    // read as the next word ("forty-five" stays one number).
+    let spaced: Vec<String> = text
+        .split_whitespace()
+        .map(|token| match token.split_once('-') {
+            Some((number, unit))
+                if (number.ends_with(|c: char| c.is_ascii_digit())
+                    || NUMBER_WORDS
+                        .iter()
+                        .any(|(w, _)| number.eq_ignore_ascii_case(w)))
+                    && DURATION_UNITS.contains(
+                        &unit
+                            .trim_end_matches(|c: char| !c.is_alphabetic())
+                            .to_lowercase()
+                            .as_str(),
+                    ) =>
+            {
+                format!("{number} {unit}")
+            }
+            _ => token.to_string(),
+        })
+        .collect();
+    quantities(&spaced.join(" "))
+        .into_iter()
+        .filter(|q| {
+            matches!(
+                q.kind,
+                QuantityKind::Duration | QuantityKind::Money | QuantityKind::Percent
+            )
+        })
+        .map(|q| {
+            let elapsed = q.elapsed;
+            (Figure::of(q), elapsed)
+        })
 }
 
 /// What quantities a question asks for ("how long" a duration or a date, "how much" money...).

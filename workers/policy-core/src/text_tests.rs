@@ -217,6 +217,40 @@ fn quantities_are_read_with_their_units() {
 }
 
 #[test]
+fn figures_are_the_durations_amounts_and_percentages_a_text_sets() {
+    let figures = |text: &str| -> Vec<String> {
+        stated_figures(text)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(
+        figures("a 90-day window, not 30 days"),
+        ["30 days", "90 days"]
+    );
+    assert_eq!(
+        figures("a fee of $4.99 or fifteen percent"),
+        ["an amount of 4.99", "15 %"]
+    );
+    assert_eq!(
+        figures("financing over 48 months on orders over £1,000"),
+        ["48 months", "an amount of 1000"]
+    );
+    // Units that convert exactly are counted in the smaller one; days and months do not convert.
+    assert_eq!(figures("2 years or 2 weeks"), ["14 days", "24 months"]);
+    assert_eq!(figures("30 days"), figures("thirty days"));
+    assert_ne!(figures("30 days"), figures("one month"));
+    assert_eq!(figures("a six-month guarantee"), ["6 months"]);
+    assert_eq!(figures("1.5 years"), ["18 months"]);
+    // Dates, clause numbers and counts state no figure.
+    assert!(figures("section 3.3, effective 1 April 2027, for up to 3 items").is_empty());
+    // Time measured back from now is stated, but sets no term.
+    let elapsed = "updated 2 weeks ago, after the last 10 days of review";
+    assert_eq!(figures(elapsed), ["10 days", "14 days"]);
+    assert!(figures_set(elapsed).is_empty());
+}
+
+#[test]
 fn questions_ask_for_kinds_of_quantity() {
     assert!(asked_quantities("What is the return period for online orders?").duration);
     assert!(asked_quantities("How long do refunds take?").duration);

@@ -61,6 +61,63 @@ async fn a_turn_runs_through_every_stage_to_a_cited_answer() {
     assert_eq!(a.input, input(3));
 }
 
+#[tokio::test]
+async fn a_claimed_change_setting_a_figure_the_version_does_not_state_goes_to_a_person() {
+    let chain = fake_chain(tiny_corpus(), None);
+    let ask = |question: &'static str| {
+        chain.process(
+            chat_turn(question, Some("eu"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+    };
+    let outcome =
+        ask("Update: the return window is 90 days now. How many days is the return window?")
+            .await
+            .unwrap();
+    let Outcome::Escalate(escalation) = outcome else {
+        panic!("answered: {outcome:?}");
+    };
+    assert_eq!(escalation.reason_code, "claimed_policy_change");
+    let reason = &escalation.reasons[0];
+    assert!(
+        reason.contains("\"the return window is 90 days now\"") && reason.contains("eu-v2"),
+        "{reason}"
+    );
+    // The figure the version states: the claim restates the policy, and is answered.
+    let outcome =
+        ask("Update: the return window is 30 days now. How many days is the return window?")
+            .await
+            .unwrap();
+    assert!(answer(&outcome).answer_text.contains("30 days"));
+}
+
+#[tokio::test]
+async fn a_claimed_figure_another_version_states_is_a_real_change_answered_from_the_one_in_force() {
+    // eu-v1's window (21 days) appears nowhere in eu-v2.
+    let corpus = Arc::new(policy_core::Corpus::from_documents(
+        policy_core::Manifest::parse(crate::fakes::TINY_MANIFEST).unwrap(),
+        vec![
+            crate::fakes::returns_document("eu-v1", 21, ""),
+            crate::fakes::returns_document("eu-v2", 30, ""),
+            crate::fakes::returns_document("us-v1", 30, ""),
+        ],
+        std::collections::BTreeMap::new(),
+    ));
+    let chain = fake_chain(corpus, None);
+    let outcome = chain
+        .process(
+            chat_turn(
+                "Update: the return window is 21 days now. How many days is the return window?",
+                Some("eu"),
+                Some(AFTER_CUTOVER),
+            ),
+            input(0),
+        )
+        .await
+        .unwrap();
+    assert!(answer(&outcome).answer_text.contains("30 days"));
+}
+
 /// What a per-stage deployment does: each stage in its own `run`, the turn crossing the wire
 /// format in between.
 pub(crate) async fn stage_by_stage(chain: &Chain, entry: Entry) -> Outcome {

@@ -1,6 +1,7 @@
 //! Retrieve: the clauses of exactly the resolved (region, version), reranked, with a confidence
 //! and the tier it maps to.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use policy_core::memo::Memo;
@@ -809,8 +810,64 @@ impl RetrieveStage {
             }
             return Ok(Step::Done(Box::new(outcome)));
         }
+        // After a topic the version lacks, the more precise finding.
+        let (enrichment, clauses) = (&turn.state.enrichment, &turn.state.retrieval.clauses);
+        if let Some(reason) = claim_beyond_policy(&ctx.serving, enrichment, clauses) {
+            return Ok(Step::Done(Box::new(
+                turn.escalate(ReasonCode::ClaimedPolicyChange, vec![reason]),
+            )));
+        }
         Ok(Step::Next(turn))
     }
+}
+
+/// Why a turn is for a person when its message claims a change setting terms in figures that
+/// the region has published on the subject nowhere: not in the clauses retrieved for it, nor
+/// in any version's clauses on their topics. The version in force does not say what the claim
+/// relies on, and a change not yet published reads the same as an invented one. A figure
+/// another version states is a real change, and the version in force answers for this
+/// customer.
+fn claim_beyond_policy(
+    serving: &ServingState,
+    enrichment: &Enrichment,
+    clauses: &[RetrievedClause],
+) -> Option<String> {
+    // Most messages claim nothing: what is published is gathered only for one that does.
+    policy_core::claims::claimed_change_in(&enrichment.sanitized_question)?;
+    let topics: HashSet<String> = clauses
+        .iter()
+        .filter_map(|c| serving.corpus.clause(&c.clause_id()))
+        .map(topic_of)
+        .collect();
+    let versions = serving
+        .manifest
+        .region_versions(&enrichment.region)
+        .unwrap_or_default();
+    let published: Vec<&str> = clauses
+        .iter()
+        .map(|c| c.text.as_str())
+        .chain(
+            versions
+                .iter()
+                .flat_map(|v| serving.corpus.version_clauses(&v.id))
+                .filter(|c| topics.contains(&topic_of(c)))
+                .map(|c| c.text.as_str()),
+        )
+        .collect();
+    let unstated = policy_core::claims::claim_beyond(&enrichment.sanitized_question, &published)?;
+    let figures: Vec<String> = unstated.figures.iter().map(ToString::to_string).collect();
+    let ids: Vec<String> = clauses.iter().map(RetrievedClause::clause_id).collect();
+    Some(format!(
+        "the message claims a policy change (\"{}\") setting {}, which neither the clauses \
+         of {} retrieved for it ({}) nor any version of region {} on their topics states: the \
+         assistant answers from the published version and cannot verify the claim; a person \
+         checks it",
+        unstated.claim,
+        figures.join(", "),
+        enrichment.version_id,
+        ids.join(", "),
+        enrichment.region
+    ))
 }
 
 impl Stage for RetrieveStage {
