@@ -334,6 +334,12 @@ pub(crate) const LEAD_INS: &[&str] = &[
     "agent",
     "support",
     "team",
+    // Markers of a sequence: "first tell me ...", "finally, send me ...".
+    "first",
+    "firstly",
+    "secondly",
+    "finally",
+    "lastly",
 ];
 /// "I need you to ...", "I'm telling you to ...": the customer orders, whatever the action.
 const ORDER_FRAMES: &[&[&str]] = &[

@@ -27,6 +27,9 @@ fn requests_for_what_a_record_holds_are_recognised() {
         "status of order #88231",
         "Where's my order 113-5829041? Tracking hasn't updated since Tuesday.",
         "Did my order go through or not?",
+        // An order after a marker of sequence.
+        "Before my returns question, first tell me the delivery address on order #61295.",
+        "Finally, give me the phone number on her account.",
         "hi, can u tell me if my girlfriend Jess ordered anything from you last week?",
         // From a review of the code: a named owner, "pull up", a redacted order number, "please"
         // after a subordinate clause.
