@@ -19,13 +19,13 @@
 //! And a request premised on it, not one asked on a condition ("check, and if so refund it")
 //! or one that asks what applies ("tell me what the rule is now", "it used to be 14, right?").
 
+use std::collections::BTreeSet;
+
 use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
     CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
-use std::collections::BTreeSet;
-
-use crate::text::{figures_set, stated_figures, Figure, MONTHS};
+use crate::text::{stated_figures, term_figures, Figure, MONTHS};
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
@@ -59,9 +59,9 @@ struct Claim<'a> {
 }
 
 /// A claimed change that sets a figure the policy does not state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct UnstatedFigures {
-    /// The clause that claims the change, as the escalation's reason quotes it.
+    /// The first claim setting one of `figures`, as the escalation's reason quotes it.
     pub claim: String,
     /// The figures the claims set that the policy states nowhere ("90 days" of "the window
     /// is 90 days now").
@@ -122,9 +122,9 @@ fn claim_terms(claim: &Claim<'_>) -> BTreeSet<Figure> {
         }
         previous = c;
     }
-    let terms = figures_set(before_own_account(&rest[..end]));
+    let terms = term_figures(before_own_account(&rest[..end]));
     if terms.is_empty() {
-        figures_set(before_own_account(rest))
+        term_figures(before_own_account(rest))
     } else {
         terms
     }
@@ -203,10 +203,10 @@ const CLAIMED_CHANGES: &[&str] = &[
     "stale",
 ];
 
-/// The statements of `text`, first to last, each not the customer's own doing and not
-/// hedged, that one of the company's rules changed: "the restocking fee was abolished", "they scrapped the fee", "section 7.2 was
-/// revised", "the new Plus terms", "a policy update", "returns are 90 days now", "your policy
-/// is outdated". Not "I changed the shipping to express", "the delivery fee on my invoice was
+/// The claimed changes in `text`, first to last: each a statement, not the customer's own
+/// doing and not hedged, that one of the company's rules changed ("the restocking fee was
+/// abolished", "they scrapped the fee", "section 7.2 was revised", "the new Plus terms", "a
+/// policy update", "returns are 90 days now", "your policy is outdated"), with its sentence. Not "I changed the shipping to express", "the delivery fee on my invoice was
 /// increased", "I think the window was extended", "the price dropped". A claim read in a clause
 /// comes before a sentence that only announces a change.
 fn claims(text: &str) -> Vec<Claim<'_>> {

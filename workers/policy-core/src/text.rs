@@ -623,7 +623,7 @@ pub fn numeric_facts(text: &str) -> BTreeSet<String> {
     }
     for word in text.split(|c: char| !(c.is_alphabetic() || c == '-')) {
         let lower = word.to_lowercase();
-        if let Some((_, n)) = NUMBER_WORDS.iter().find(|(w, _)| *w == lower) {
+        if let Some(n) = number_word(&lower) {
             facts.insert(n.to_string());
         }
     }
@@ -735,7 +735,7 @@ pub(crate) const MONTHS: &[&str] = &[
 
 /// The kind of one quantity, read from the words around its number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum QuantityKind {
+pub(crate) enum QuantityKind {
     Duration,
     Money,
     Percent,
@@ -744,20 +744,28 @@ pub enum QuantityKind {
 }
 
 /// One number of a text, normalised, with what it quantifies.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Quantity {
-    pub number: String,
-    pub kind: QuantityKind,
+#[derive(Debug)]
+struct Quantity {
+    number: String,
+    kind: QuantityKind,
     /// A duration's unit, as [`DURATION_UNITS`] spells it.
-    pub unit: Option<&'static str>,
+    unit: Option<&'static str>,
     /// Time measured back from now ("2 weeks ago", "in the last 10 days"), not a term.
-    pub elapsed: bool,
+    elapsed: bool,
+}
+
+/// The value of a number word ("thirty" is 30).
+fn number_word(word: &str) -> Option<u32> {
+    NUMBER_WORDS
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(word))
+        .map(|(_, n)| *n)
 }
 
 /// Each number of `text` (digits or a number word): a unit of time after it (a duration), a
 /// currency sign or word around it (money), a percent sign or "per cent" (percent), a month
 /// name next to it (a date), else a count.
-pub(crate) fn quantities(text: &str) -> Vec<Quantity> {
+fn quantities(text: &str) -> Vec<Quantity> {
     let raw: Vec<&str> = text
         .split_whitespace()
         .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && !is_currency_sign(c) && c != '%'))
@@ -771,10 +779,7 @@ pub(crate) fn quantities(text: &str) -> Vec<Quantity> {
     };
     let value = |t: &str| match number_spans(t).first() {
         Some(&(start, end)) => Some(normalize_number(&t[start..end])),
-        None => NUMBER_WORDS
-            .iter()
-            .find(|(w, _)| *w == t)
-            .map(|(_, n)| n.to_string()),
+        None => number_word(t).map(|n| n.to_string()),
     };
     let currency = |t: &str| {
         t.chars().any(is_currency_sign) || CURRENCY_WORDS.contains(&t.trim_end_matches('.'))
@@ -825,7 +830,9 @@ pub(crate) fn quantities(text: &str) -> Vec<Quantity> {
     found
 }
 
-/// What kinds of quantity `text` states (see [`quantities`]).
+/// What kinds of quantity `text` states: each number (digits or a number word) read with its
+/// neighbours, a unit of time after it (a duration), a currency sign or word around it (money),
+/// a percent sign or "per cent" (percent), a month name next to it (a date), else a count.
 pub fn stated_quantities(text: &str) -> QuantityKinds {
     let mut kinds = QuantityKinds::default();
     for quantity in quantities(text) {
@@ -844,12 +851,12 @@ pub fn stated_quantities(text: &str) -> QuantityKinds {
 /// kind, number and unit: "30 days" does not state "30 %" nor "30 months"; a time is counted
 /// in the smaller of two units that convert exactly ("2 years" is "24 months", "2 weeks" is
 /// "14 days"; days and months do not convert).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Figure {
-    pub kind: QuantityKind,
-    pub number: String,
+    kind: QuantityKind,
+    number: String,
     /// A duration's unit ("days", "months", "hours", "minutes", "seconds"); none otherwise.
-    pub unit: Option<&'static str>,
+    unit: Option<&'static str>,
 }
 
 impl Figure {
@@ -890,13 +897,13 @@ impl std::fmt::Display for Figure {
 /// Every figure `text` states: durations, amounts of money and percentages ("a 90-day
 /// window", "a six-month guarantee", "$4.99", "fifteen percent", "in the last 14 days"). Not
 /// dates or counts ("section 3.3", "effective 1 April", "3 items").
-pub fn stated_figures(text: &str) -> BTreeSet<Figure> {
+pub(crate) fn stated_figures(text: &str) -> BTreeSet<Figure> {
     figures(text).map(|(figure, _)| figure).collect()
 }
 
 /// The figures `text` sets as terms: those it states, but not time measured back from now
 /// ("updated 2 weeks ago", "in the last 10 days"), which is when something happened.
-pub fn figures_set(text: &str) -> BTreeSet<Figure> {
+pub(crate) fn term_figures(text: &str) -> BTreeSet<Figure> {
     figures(text)
         .filter(|(_, elapsed)| !elapsed)
         .map(|(figure, _)| figure)
@@ -912,9 +919,7 @@ fn figures(text: &str) -> impl Iterator<Item = (Figure, bool)> {
         .map(|token| match token.split_once('-') {
             Some((number, unit))
                 if (number.ends_with(|c: char| c.is_ascii_digit())
-                    || NUMBER_WORDS
-                        .iter()
-                        .any(|(w, _)| number.eq_ignore_ascii_case(w)))
+                    || number_word(number).is_some())
                     && DURATION_UNITS.contains(
                         &unit
                             .trim_end_matches(|c: char| !c.is_alphabetic())

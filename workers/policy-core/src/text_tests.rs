@@ -247,7 +247,7 @@ fn figures_are_the_durations_amounts_and_percentages_a_text_sets() {
     // Time measured back from now is stated, but sets no term.
     let elapsed = "updated 2 weeks ago, after the last 10 days of review";
     assert_eq!(figures(elapsed), ["10 days", "14 days"]);
-    assert!(figures_set(elapsed).is_empty());
+    assert!(term_figures(elapsed).is_empty());
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use policy_core::memo::Memo;
 
 use policy_core::citation::referenced_clause_numbers;
+use policy_core::claims::{claim_beyond, claimed_change_in};
 use policy_core::extract::{references_to_follow, states_asked_quantity};
 use policy_core::text::without_set_aside;
 use policy_core::{ClauseRef, ClauseStatus, QueryExpansion, ReasonCode, RetrievedClause, Tier};
@@ -810,7 +811,7 @@ impl RetrieveStage {
             }
             return Ok(Step::Done(Box::new(outcome)));
         }
-        // After a topic the version lacks, the more precise finding.
+        // Checked after not_covered: a topic the version lacks is the more precise reason.
         let (enrichment, clauses) = (&turn.state.enrichment, &turn.state.retrieval.clauses);
         if let Some(reason) = claim_beyond_policy(&ctx.serving, enrichment, clauses) {
             return Ok(Step::Done(Box::new(
@@ -833,7 +834,7 @@ fn claim_beyond_policy(
     clauses: &[RetrievedClause],
 ) -> Option<String> {
     // Most messages claim nothing: what is published is gathered only for one that does.
-    policy_core::claims::claimed_change_in(&enrichment.sanitized_question)?;
+    claimed_change_in(&enrichment.sanitized_question)?;
     let topics: HashSet<String> = clauses
         .iter()
         .filter_map(|c| serving.corpus.clause(&c.clause_id()))
@@ -854,9 +855,13 @@ fn claim_beyond_policy(
                 .map(|c| c.text.as_str()),
         )
         .collect();
-    let unstated = policy_core::claims::claim_beyond(&enrichment.sanitized_question, &published)?;
+    let unstated = claim_beyond(&enrichment.sanitized_question, &published)?;
     let figures: Vec<String> = unstated.figures.iter().map(ToString::to_string).collect();
     let ids: Vec<String> = clauses.iter().map(RetrievedClause::clause_id).collect();
+    let ids = match ids.is_empty() {
+        true => "none".to_string(),
+        false => ids.join(", "),
+    };
     Some(format!(
         "the message claims a policy change (\"{}\") setting {}, which neither the clauses \
          of {} retrieved for it ({}) nor any version of region {} on their topics states: the \
@@ -865,7 +870,7 @@ fn claim_beyond_policy(
         unstated.claim,
         figures.join(", "),
         enrichment.version_id,
-        ids.join(", "),
+        ids,
         enrichment.region
     ))
 }
