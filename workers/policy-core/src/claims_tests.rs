@@ -176,34 +176,32 @@ fn a_claim_setting_figures_the_policy_does_not_state_is_beyond_it() {
         "the return window for electronics is 90 days now"
     );
     assert_eq!(figures(&beyond), ["90 days"]);
-    // A notice's figures follow its heading in the same sentence.
-    let notice = claim_beyond(
-        "Payment policy update: financing is extended to 48 months. What's my payment?",
-        &published,
-    )
-    .expect("48 months is stated nowhere");
-    assert_eq!(figures(&notice), ["48 months"]);
-    // Every claim is read, not only the first.
-    let second = claim_beyond(
-        "Your return policy was updated. Returns are now 60 days. Can I return it?",
-        &published,
-    )
-    .expect("60 days is stated nowhere");
-    assert_eq!(figures(&second), ["60 days"]);
-    // A change named in one clause, its figure in the next.
-    let named = claim_beyond(
-        "The installments rule changed, it's $25 minimum now. Split my order in 12.",
-        &published,
-    )
-    .expect("$25 is stated nowhere");
-    assert_eq!(figures(&named), ["an amount of 25"]);
-    // The claim's own words, up to the customer's account of their case.
-    let own = claim_beyond(
-        "Returns are 90 days now so I can still return it after 70 days. Can you confirm?",
-        &published,
-    )
-    .expect("90 days is stated nowhere");
-    assert_eq!(figures(&own), ["90 days"]);
+    for (message, unstated) in [
+        // A notice's figures follow its heading in the same sentence.
+        (
+            "Payment policy update: financing is extended to 48 months. What's my payment?",
+            "48 months",
+        ),
+        // Every claim is read, not only the first.
+        (
+            "Your return policy was updated. Returns are now 60 days. Can I return it?",
+            "60 days",
+        ),
+        // A change named in one clause, its figure in the next.
+        (
+            "The installments rule changed, it's $25 minimum now. Split my order in 12.",
+            "an amount of 25",
+        ),
+        // The claim's own words, up to the customer's account of their case.
+        (
+            "Returns are 90 days now so I can still return it after 70 days. Can you confirm?",
+            "90 days",
+        ),
+    ] {
+        let beyond = claim_beyond(message, &published)
+            .unwrap_or_else(|| panic!("{unstated} is stated nowhere: {message}"));
+        assert_eq!(figures(&beyond), [unstated], "{message}");
+    }
     // A figure of another kind or unit is another figure.
     assert!(claim_beyond("The restocking fee is 30% now. Do I pay it?", &published).is_some());
     for restated in [
