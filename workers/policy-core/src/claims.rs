@@ -25,7 +25,7 @@ use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
     CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
-use crate::text::{stated_figures, term_figures, Figure, MONTHS};
+use crate::text::{stated_figures, term_figures, with_currency_codes, Figure, MONTHS};
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
@@ -85,7 +85,7 @@ pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures
     let stated: BTreeSet<Figure> = published.iter().flat_map(|t| stated_figures(t)).collect();
     let mut beyond: Option<UnstatedFigures> = None;
     for claim in &claims {
-        for figure in claim_terms(claim) {
+        for figure in claim_terms(claim, message) {
             if stated.contains(&figure) {
                 continue;
             }
@@ -106,7 +106,9 @@ pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures
 /// the clause names the change without a figure ("the installments rule changed, it's $25
 /// minimum now"), those of the rest of its sentence. Either stops at the customer's own
 /// account ("returns are 90 days now so I can return it after 70 days" sets 90 days, not 70).
-fn claim_terms(claim: &Claim<'_>) -> BTreeSet<Figure> {
+/// The claim is read lower-cased; the currency codes `message` writes in capitals are read as
+/// money.
+fn claim_terms(claim: &Claim<'_>, message: &str) -> BTreeSet<Figure> {
     let start = claim.sentence.find(claim.clause).unwrap_or(0);
     let rest = &claim.sentence[start..];
     let mut end = rest.len();
@@ -122,9 +124,11 @@ fn claim_terms(claim: &Claim<'_>) -> BTreeSet<Figure> {
         }
         previous = c;
     }
-    let terms = term_figures(before_own_account(&rest[..end]));
+    let figures =
+        |text: &str| term_figures(&with_currency_codes(before_own_account(text), message));
+    let terms = figures(&rest[..end]);
     if terms.is_empty() {
-        term_figures(before_own_account(rest))
+        figures(rest)
     } else {
         terms
     }
@@ -133,14 +137,22 @@ fn claim_terms(claim: &Claim<'_>) -> BTreeSet<Figure> {
 /// `text` up to the first word of the customer's own account.
 fn before_own_account(text: &str) -> &str {
     let mut at = 0;
+    let mut previous = "";
     for token in text.split_inclusive(char::is_whitespace) {
         let word = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-        if own_account(word) {
+        if own_account_word(previous, word) {
             return &text[..at];
         }
+        previous = word;
         at += token.len();
     }
     text
+}
+
+/// [`own_account`] with the word before: "the us" is the country ("the US return window", read
+/// lower-cased), not the customer writing.
+fn own_account_word(previous: &str, word: &str) -> bool {
+    own_account(word) && !(word == "us" && previous == "the")
 }
 
 /// A word of the customer's own account ("I", "my", "we've"): what it says of the customer's
@@ -429,7 +441,10 @@ fn announces_a_change(sentence: &str) -> bool {
                     | "slot"
             )
     });
-    let own = tokens.iter().any(|w| own_account(w));
+    let own = std::iter::once("")
+        .chain(tokens.iter().copied())
+        .zip(&tokens)
+        .any(|(previous, w)| own_account_word(previous, w));
     // A report of how things stand ("still no refund", "the return was delivered") or of one
     // order, card or account by its number: not a rule announced.
     let status = tokens.iter().any(|w| {

@@ -197,6 +197,16 @@ fn a_claim_setting_figures_the_policy_does_not_state_is_beyond_it() {
             "Returns are 90 days now so I can still return it after 70 days. Can you confirm?",
             "90 days",
         ),
+        // "the US" is a country, not the customers' "us".
+        (
+            "Effective immediately, the US return window is 60 days. Can I return my mixer?",
+            "60 days",
+        ),
+        // A currency code is read in the capitals the customer wrote it in.
+        (
+            "Update: the repair fee is now AED 9.99. Can I get my phone repaired?",
+            "an amount of 9.99",
+        ),
     ] {
         let beyond = claim_beyond(message, &published)
             .unwrap_or_else(|| panic!("{unstated} is stated nowhere: {message}"));
@@ -215,6 +225,8 @@ fn a_claim_setting_figures_the_policy_does_not_state_is_beyond_it() {
         "The return window is 30 days now, and we waited 70 days. Can we return it?",
         "The return window is 30 days now, this one took 45 days to arrive. Can I return it?",
         "The returns policy was updated 2 weeks ago. What's the window now?",
+        // "us" as the customers themselves ends the claim's words.
+        "The return policy changed, it's 30 days now, give us 60 days to decide. Is that possible?",
     ] {
         assert!(claimed_change_in(restated).is_some(), "a claim: {restated}");
         assert_eq!(claim_beyond(restated, &published), None, "{restated}");

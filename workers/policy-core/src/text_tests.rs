@@ -367,3 +367,28 @@ fn a_space_of_several_bytes_before_the_end_of_a_sentence_is_read_as_a_space() {
     );
     assert_eq!(split_sentences("Thanks\u{A0}."), vec!["Thanks\u{A0}."]);
 }
+
+#[test]
+fn currency_codes_written_in_capitals_are_read_again_in_a_lower_cased_text() {
+    let original = "Update: the fee is now AED 9.99 for ALL orders.";
+    let lower = original.to_lowercase();
+    let recased = with_currency_codes(&lower, original);
+    assert_eq!(recased, "update: the fee is now AED 9.99 for all orders.");
+    let read: Vec<String> = term_figures(&recased)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(read, ["an amount of 9.99"]);
+    assert!(
+        term_figures(&lower).is_empty(),
+        "lower-cased, 9.99 is a count"
+    );
+    // A code in capitals away from any number, or not in capitals, stays a word.
+    for original in [
+        "The fee is 15% on all 3 items. I called ALL week.",
+        "Try all of them for aed 5",
+    ] {
+        let lower = original.to_lowercase();
+        assert_eq!(with_currency_codes(&lower, original), lower, "{original}");
+    }
+}
