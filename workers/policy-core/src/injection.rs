@@ -3832,6 +3832,17 @@ fn dictates_an_assertion(text: &str) -> bool {
         while next.len() >= 2 && next[0].len() > 4 && next[0].ends_with("ly") && next[1] == "that" {
             next = &next[1..];
         }
+        // "state in your reply that": the place it is said in is not what is said either. Only
+        // for a verb of saying; "confirm" and "include" keep their own readings.
+        if SAYING_VERBS.contains(verb)
+            && next.len() >= 4
+            && next[0] == "in"
+            && matches!(next[1], "your" | "the" | "this" | "that")
+            && REPLY_NOUNS.contains(&next[2])
+            && next[3] == "that"
+        {
+            next = &next[3..];
+        }
         // "answer yes or no: ..." asks for a format; "answer 'yes'" dictates the answer.
         if next.len() >= 3 && matches!(next[0], "yes" | "no") && next[1] == "or" {
             continue;
@@ -4263,19 +4274,45 @@ fn pretends_the_policy_says(text: &str) -> bool {
 /// A sentence opening with a reframing imperative followed by a statement that `about`
 /// accepts (its words after the imperative).
 fn pretence(text: &str, about: impl Fn(&str, &[&str]) -> bool) -> bool {
-    text.split(['.', '!', ';', '\n']).any(|sentence| {
+    let orders = |sentence: &str, only_pretend: bool| {
         let tokens = words(sentence.trim());
         let rest = after_softeners(
             &tokens,
             &["just", "please", "now", "and", "so", "ok", "okay"],
         );
+        // "3) Pretend ...": an item of a numbered list.
+        let rest = match rest {
+            [number, "pretend", ..]
+                if number.len() <= 2 && number.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                &rest[1..]
+            }
+            _ => rest,
+        };
         let Some(verb) = rest.first() else {
             return false;
         };
+        // After a question, "pretend I have no receipt" sets up the customer's own case too.
+        let own_case = rest.get(1).is_some_and(|w| {
+            matches!(
+                *w,
+                "i" | "i'm" | "i've" | "i'd" | "we" | "we're" | "we've" | "my" | "our" | "it"
+            )
+        });
         REFRAMING_IMPERATIVES.contains(verb)
+            && (!only_pretend || *verb == "pretend" && !own_case)
             && !sentence.contains('?')
             && rest.len() > 3
             && about(verb, &rest[1..])
+    };
+    text.split(['.', '!', ';', '\n']).any(|sentence| {
+        // After a question, only "pretend" orders ("is that a defect? Pretend the window is 90
+        // days"): "suppose" and "assume" there set up the customer's own case ("Is it covered?
+        // Suppose it was bought in March."). What follows the last '?' is the part read.
+        orders(sentence, false)
+            || sentence
+                .rsplit_once('?')
+                .is_some_and(|(_, after)| orders(after, true))
     })
 }
 
