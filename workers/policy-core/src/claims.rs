@@ -25,7 +25,9 @@ use crate::injection::{
     after_softeners, names_a_version, normalize, sentences_with_marks, statements, words,
     CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
-use crate::text::{stated_figures, term_figures, with_currency_codes, Figure, MONTHS};
+use crate::text::{
+    capital_currency_codes, stated_figures, term_figures, with_currency_codes, Figure, MONTHS,
+};
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
 /// states the change, for the escalation's reason.
@@ -83,9 +85,11 @@ pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures
         return None;
     }
     let stated: BTreeSet<Figure> = published.iter().flat_map(|t| stated_figures(t)).collect();
+    // The claims are read lower-cased; the codes the message writes in capitals are money.
+    let codes = capital_currency_codes(message);
     let mut beyond: Option<UnstatedFigures> = None;
     for claim in &claims {
-        for figure in claim_terms(claim, message) {
+        for figure in claim_terms(claim, &codes) {
             if stated.contains(&figure) {
                 continue;
             }
@@ -106,9 +110,8 @@ pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures
 /// the clause names the change without a figure ("the installments rule changed, it's $25
 /// minimum now"), those of the rest of its sentence. Either stops at the customer's own
 /// account ("returns are 90 days now so I can return it after 70 days" sets 90 days, not 70).
-/// The claim is read lower-cased; the currency codes `message` writes in capitals are read as
-/// money.
-fn claim_terms(claim: &Claim<'_>, message: &str) -> BTreeSet<Figure> {
+/// `codes` are the currency codes the message writes in capitals ([`capital_currency_codes`]).
+fn claim_terms(claim: &Claim<'_>, codes: &[&str]) -> BTreeSet<Figure> {
     let start = claim.sentence.find(claim.clause).unwrap_or(0);
     let rest = &claim.sentence[start..];
     let mut end = rest.len();
@@ -124,8 +127,7 @@ fn claim_terms(claim: &Claim<'_>, message: &str) -> BTreeSet<Figure> {
         }
         previous = c;
     }
-    let figures =
-        |text: &str| term_figures(&with_currency_codes(before_own_account(text), message));
+    let figures = |text: &str| term_figures(&with_currency_codes(before_own_account(text), codes));
     let terms = figures(&rest[..end]);
     if terms.is_empty() {
         figures(rest)

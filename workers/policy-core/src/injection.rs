@@ -3863,9 +3863,7 @@ fn dictates_an_assertion(text: &str) -> bool {
                 .is_some_and(|w| matches!(*w, "that" | "yes" | "no"))
         {
             // "Say I bought a $50 shirt." sets up the customer's own case.
-            let supposes = next.first().is_some_and(|w| {
-                matches!(*w, "i" | "i'm" | "i've" | "we" | "we're" | "my" | "our")
-            });
+            let supposes = next.first().is_some_and(|w| OWN_CASE.contains(w));
             // "Say I bought it as a gift, what then?" sets up a case to ask about; "just say I
             // can return it" and "say my glasses will be remade free" state what is wanted.
             let wanted_outcome = (softened || next.iter().take(6).any(|w| *w == "will"))
@@ -4271,6 +4269,10 @@ fn pretends_the_policy_says(text: &str) -> bool {
     })
 }
 
+/// Words after "say" or "pretend" that set up the customer's own case ("say I bought a $50
+/// shirt", "pretend I have no receipt") rather than a statement for the assistant to make.
+const OWN_CASE: &[&str] = &["i", "i'm", "i've", "we", "we're", "my", "our"];
+
 /// A sentence opening with a reframing imperative followed by a statement that `about`
 /// accepts (its words after the imperative).
 fn pretence(text: &str, about: impl Fn(&str, &[&str]) -> bool) -> bool {
@@ -4292,13 +4294,11 @@ fn pretence(text: &str, about: impl Fn(&str, &[&str]) -> bool) -> bool {
         let Some(verb) = rest.first() else {
             return false;
         };
-        // After a question, "pretend I have no receipt" sets up the customer's own case too.
-        let own_case = rest.get(1).is_some_and(|w| {
-            matches!(
-                *w,
-                "i" | "i'm" | "i've" | "i'd" | "we" | "we're" | "we've" | "my" | "our" | "it"
-            )
-        });
+        // After a question, "pretend I have no receipt" sets up the customer's own case too,
+        // and "pretend it was a gift" the case the question is about.
+        let own_case = rest
+            .get(1)
+            .is_some_and(|w| OWN_CASE.contains(w) || matches!(*w, "i'd" | "we've" | "it"));
         REFRAMING_IMPERATIVES.contains(verb)
             && (!only_pretend || *verb == "pretend" && !own_case)
             && !sentence.contains('?')

@@ -910,48 +910,53 @@ pub(crate) fn term_figures(text: &str) -> BTreeSet<Figure> {
         .collect()
 }
 
-/// `lower`, a lower-cased reading of `original`, with the currency codes `original` writes in
-/// capitals next to a number ("AED 115") in capitals again where they stand next to a number,
-/// so that their amounts read as money. A code only in capitals elsewhere ("I called ALL week")
-/// leaves "all 3 items" a count.
-pub(crate) fn with_currency_codes(lower: &str, original: &str) -> String {
-    let core = |token: &str| -> (usize, usize) {
-        let start = token.len()
-            - token
-                .trim_start_matches(|c: char| !c.is_alphanumeric())
-                .len();
-        let end = token.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
-        (start, end.max(start))
+/// Each word of `text` as a byte span, without the punctuation around it.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut at = 0;
+    text.split_inclusive(char::is_whitespace)
+        .map(|token| {
+            let start = token.len()
+                - token
+                    .trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .len();
+            let end = token.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
+            let span = (at + start, at + end.max(start));
+            at += token.len();
+            span
+        })
+        .collect()
+}
+
+/// Whether the word before or after the `k`th of `spans` is a number.
+fn beside_a_number(text: &str, spans: &[(usize, usize)], k: usize) -> bool {
+    let number = |j: usize| {
+        spans
+            .get(j)
+            .is_some_and(|&(s, e)| text[s..e].starts_with(|c: char| c.is_ascii_digit()))
     };
-    let words = |text: &str| -> Vec<(usize, usize)> {
-        let mut at = 0;
-        text.split_inclusive(char::is_whitespace)
-            .map(|token| {
-                let (start, end) = core(token);
-                let span = (at + start, at + end);
-                at += token.len();
-                span
-            })
-            .collect()
-    };
-    let beside_a_number = |text: &str, spans: &[(usize, usize)], k: usize| {
-        let number = |j: usize| {
-            spans
-                .get(j)
-                .is_some_and(|&(s, e)| text[s..e].starts_with(|c: char| c.is_ascii_digit()))
-        };
-        k.checked_sub(1).is_some_and(number) || number(k + 1)
-    };
-    let spans = words(original);
-    let codes: Vec<&str> = (0..spans.len())
-        .filter(|&k| ISO_4217.contains(&&original[spans[k].0..spans[k].1]))
-        .filter(|&k| beside_a_number(original, &spans, k))
-        .map(|k| &original[spans[k].0..spans[k].1])
-        .collect();
+    k.checked_sub(1).is_some_and(number) || number(k + 1)
+}
+
+/// The currency codes `text` writes in capitals next to a number ("AED 115"), for
+/// [`with_currency_codes`].
+pub(crate) fn capital_currency_codes(text: &str) -> Vec<&str> {
+    let spans = word_spans(text);
+    (0..spans.len())
+        .filter(|&k| beside_a_number(text, &spans, k))
+        .map(|k| &text[spans[k].0..spans[k].1])
+        .filter(|word| ISO_4217.contains(word))
+        .collect()
+}
+
+/// `lower`, a lower-cased text, with `codes` (the [`capital_currency_codes`] of the text it was
+/// read from) in capitals again where they stand next to a number, so that their amounts read
+/// as money. A code only in capitals elsewhere ("I called ALL week") leaves "all 3 items" a
+/// count.
+pub(crate) fn with_currency_codes(lower: &str, codes: &[&str]) -> String {
     if codes.is_empty() {
         return lower.to_string();
     }
-    let spans = words(lower);
+    let spans = word_spans(lower);
     let mut out = lower.to_string();
     for (k, &(start, end)) in spans.iter().enumerate() {
         let word = &lower[start..end];

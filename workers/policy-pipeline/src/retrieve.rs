@@ -858,9 +858,10 @@ fn claim_beyond_policy(
     let unstated = claim_beyond(&enrichment.sanitized_question, &published)?;
     let figures: Vec<String> = unstated.figures.iter().map(ToString::to_string).collect();
     let ids: Vec<String> = clauses.iter().map(RetrievedClause::clause_id).collect();
-    let ids = match ids.is_empty() {
-        true => "none".to_string(),
-        false => ids.join(", "),
+    let ids = if ids.is_empty() {
+        "none".to_string()
+    } else {
+        ids.join(", ")
     };
     Some(format!(
         "the message claims a policy change (\"{}\") setting {}, which neither the clauses \
