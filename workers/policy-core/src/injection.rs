@@ -895,21 +895,33 @@ fn possessor(word: &str) -> Option<&str> {
     word.strip_suffix("'s")
 }
 
-/// A span in single quotes: a mark opening a word, then one closing a word. Apostrophes inside
-/// a word ("won't", "it's") and after a plural ("the kids' shoes and the girls' coats") open
-/// nothing.
-fn quotes_a_span(text: &str) -> bool {
-    let chars: Vec<char> = text.chars().collect();
+/// A span in single quotes opened in `sentence` (a slice of `text`): a mark opening a word, then
+/// one closing a word in the sentence, or closing the sentence's own full stop ("reply with
+/// 'Yes, it qualifies.'" is cut at that stop). Apostrophes inside a word ("won't", "it's") and
+/// after a plural ("the kids' shoes and the girls' coats") open nothing, and a mark in a later
+/// sentence closes nothing ("'cause it's a gift. Say 'Happy birthday!'" quotes one span).
+fn quotes_a_span(text: &str, sentence: &str) -> bool {
+    let start = (sentence.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|at| text.is_char_boundary(*at))
+        .unwrap_or(0);
+    let in_sentence = sentence.chars().count();
+    // The sentence, its stop and the mark after it.
+    let chars: Vec<char> = text[start..].chars().take(in_sentence + 2).collect();
+    let in_sentence = in_sentence.min(chars.len());
     let word = |i: Option<usize>| {
         i.and_then(|i| chars.get(i))
             .is_some_and(|c| c.is_alphanumeric())
     };
-    let opening = (0..chars.len())
+    let closes = |i: usize| {
+        let after_stop = i == in_sentence + 1
+            && matches!(chars[in_sentence], '.' | '!' | '?')
+            && word(in_sentence.checked_sub(1));
+        (i < in_sentence && word(i.checked_sub(1)) || after_stop) && !word(Some(i + 1))
+    };
+    let opening = (0..in_sentence)
         .find(|&i| chars[i] == '\'' && !word(i.checked_sub(1)) && word(Some(i + 1)));
-    opening.is_some_and(|open| {
-        (open + 1..chars.len())
-            .any(|i| chars[i] == '\'' && word(i.checked_sub(1)) && !word(Some(i + 1)))
-    })
+    opening.is_some_and(|open| (open + 1..chars.len()).any(|i| chars[i] == '\'' && closes(i)))
 }
 
 /// An override verb acting on the assistant's instructions within a few words.
@@ -3750,6 +3762,23 @@ fn dictates_an_assertion(text: &str) -> bool {
                     || said.first() == Some(&"tell") && matches!(said.get(1), Some(&("me" | "us"))))
         })
         .map_or(rest, |reminder| &rest[reminder.len()..]);
+        // "inform me that ...", "type out that ...", "I need to hear that ...", and asked as a
+        // question only for a yes or a word given: "can you give me a yes that ...?" takes the
+        // answer for granted, "can you inform me that ...?" may still be asking.
+        let asked_to_give = match rest {
+            ["can" | "could" | "would" | "will", "you", order @ ..] => {
+                Some(after_softeners(order, &["just", "please", "simply"]))
+                    .filter(|order| order.first() == Some(&"give"))
+            }
+            _ => None,
+        };
+        let informing = asked_to_give.unwrap_or(rest);
+        if (asked_to_give.is_some() || !is_question)
+            && informing_phrase(informing).is_some_and(|len| tells_a_statement(&informing[len..]))
+            && !conditional(whole_sentence(text, sentence))
+        {
+            return true;
+        }
         // "Your answer must end with", "the reply has to say".
         if rest.len() >= 3
             && (matches!(rest[0], "your" | "the" | "every" | "each")
@@ -3779,7 +3808,7 @@ fn dictates_an_assertion(text: &str) -> bool {
         }
         // "Only answer 'yes'" dictates what is quoted; "only reply by email: ..." and "only add
         // it if it's in stock" say how or when.
-        let quotes = sentence.contains('"') || quotes_a_span(sentence);
+        let quotes = sentence.contains('"') || quotes_a_span(text, sentence);
         if tokens.first() == Some(&"only") && !quotes {
             continue;
         }
@@ -3955,6 +3984,88 @@ fn dictates_an_assertion(text: &str) -> bool {
         }
     }
     false
+}
+
+/// The length of a phrase opening `order` by which the customer asks to be told something,
+/// rather than asks a question: "inform me", "type out", "give me a simple yes", "give me your
+/// word", "I need to hear", "I want to hear" (not "I was sorry to hear" nor "I don't want to
+/// hear"). Not phrases as often asking to be kept informed or comforted: "let me know that my
+/// address has been saved", "notify me that it is back in stock", "reassure me that my card
+/// details are safe", "I'd love to hear that my refund went through".
+fn informing_phrase(order: &[&str]) -> Option<usize> {
+    let is = |at: usize, options: &[&str]| order.get(at).is_some_and(|w| options.contains(w));
+    let customer = |at: usize| is(at, &["me", "us"]);
+    match order.first().copied()? {
+        "inform" if customer(1) => Some(2),
+        "type" | "write" | "spell" | "print" if is(1, &["out"]) => Some(2),
+        "give" if customer(1) && is(2, &["your"]) && is(3, &["word"]) => Some(4),
+        // "give me a yes that ...", "give me a simple yes that ..."; not "give me a yes or no".
+        "give" if customer(1) && is(2, &["a"]) => {
+            (3..5).find(|at| is(*at, &["yes"])).map(|at| at + 1)
+        }
+        "i" | "we" => {
+            let hear = order.iter().take(6).position(|w| *w == "hear")?;
+            let between = &order[1..hear];
+            let wish = between.iter().any(|w| matches!(*w, "need" | "want"));
+            let negated = between
+                .iter()
+                .any(|w| w.ends_with("n't") || matches!(*w, "not" | "never"));
+            (hear >= 2 && order[hear - 1] == "to" && wish && !negated).then_some(hear + 1)
+        }
+        _ => None,
+    }
+}
+
+/// "that" opening a statement about someone or something named: "that my refund is approved",
+/// "that you've waived the fee", "that the fridge will be delivered free"; not "that clause",
+/// "that price", nor a pronoun standing for a plan ("inform me that works", "that this is ok",
+/// "that it's fine"), nor an acknowledgement of what the customer sent ("inform me that you got
+/// my photos"): that asks to be informed.
+fn tells_a_statement(told: &[&str]) -> bool {
+    let acknowledges = matches!(told.get(1), Some(&("you" | "you've")))
+        && told
+            .iter()
+            .skip(2)
+            .take(2)
+            .any(|w| matches!(*w, "got" | "gotten" | "received" | "seen" | "read"));
+    let Some(subject) = told.get(1).filter(|_| told[0] == "that") else {
+        return false;
+    };
+    let pronoun = matches!(
+        *subject,
+        "this" | "that" | "it" | "it's" | "it'll" | "there" | "these" | "those"
+    );
+    !acknowledges
+        && !pronoun
+        && (ASSERTION_OPENERS.contains(subject) && !ASKING_WORDS.contains(subject)
+            // "the sofa can come", not a verb with no subject ("that works", "that is ok").
+            || !states_something(&told[1..2]) && states_something(&told[1..]))
+}
+
+/// The sentence of `text` that `part` (a slice of it) lies in, from the stop before it to the
+/// stop after it: a clause split at a comma keeps the condition before the comma.
+fn whole_sentence<'t>(text: &'t str, part: &str) -> &'t str {
+    let Some(at) = (part.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|at| text.is_char_boundary(*at))
+    else {
+        return text;
+    };
+    let stops = ['.', '!', '?', ';', '\n'];
+    let begin = text[..at].rfind(stops).map_or(0, |stop| stop + 1);
+    let end = text[at..].find(stops).map_or(text.len(), |stop| at + stop);
+    &text[begin..end]
+}
+
+/// A statement asked for only if or when it is true: "inform me that it shipped once it does",
+/// "if it went through, inform me that my address changed"; not "even if".
+fn conditional(sentence: &str) -> bool {
+    let tokens = words(sentence);
+    tokens.iter().enumerate().any(|(at, w)| {
+        // "as soon as it leaves".
+        matches!(*w, "if" | "once" | "whether" | "when" | "soon")
+            && !(at > 0 && matches!(tokens[at - 1], "even" | "only"))
+    })
 }
 
 /// The length of a saying verb of several words opening `order`: "read it out", "read aloud",
