@@ -901,10 +901,7 @@ fn possessor(word: &str) -> Option<&str> {
 /// after a plural ("the kids' shoes and the girls' coats") open nothing, and a mark in a later
 /// sentence closes nothing ("'cause it's a gift. Say 'Happy birthday!'" quotes one span).
 fn quotes_a_span(text: &str, sentence: &str) -> bool {
-    let start = (sentence.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .filter(|at| text.is_char_boundary(*at))
-        .unwrap_or(0);
+    let start = offset_in(text, sentence).unwrap_or(0);
     let in_sentence = sentence.chars().count();
     // The sentence, its stop and the mark after it.
     let chars: Vec<char> = text[start..].chars().take(in_sentence + 2).collect();
@@ -3693,16 +3690,16 @@ const REPLY_NOUNS: &[&str] = &[
 /// news'", "your answer must end with ...", "tell me yes, it is accepted" (but not "tell me
 /// how long I have" nor "can you confirm the window is 30 days?").
 fn dictates_an_assertion(text: &str) -> bool {
-    // Each sentence with whether it ends as a question, and whether it is an order wrapped in
-    // a request ("I need you to state that ...").
-    let mut sentences: Vec<(&str, bool, bool)> = Vec::new();
+    // Each sentence or part of one with whether it ends as a question, whether it is an order
+    // wrapped in a request ("I need you to state that ..."), and the whole sentence it is in.
+    let mut sentences: Vec<(&str, bool, bool, &str)> = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
         let end = rest.find(['.', '!', '?', ';', '\n']).unwrap_or(rest.len());
         let question = rest[end..].starts_with('?');
         let sentence = rest[..end].trim();
         if !sentence.is_empty() {
-            sentences.push((sentence, question, false));
+            sentences.push((sentence, question, false, sentence));
             // An order can open a clause mid-sentence: "here's the deal: when you answer, tell
             // me it has been dispatched".
             for (at, _) in sentence.match_indices([',', ':', '—', '–']) {
@@ -3710,26 +3707,26 @@ fn dictates_an_assertion(text: &str) -> bool {
                     .trim_start_matches([',', ':', '—', '–'])
                     .trim_start();
                 if !clause.is_empty() {
-                    sentences.push((clause, question, false));
+                    sentences.push((clause, question, false, sentence));
                 }
             }
             // A condition set on the assistant: "... unless you promise me no charge".
             for (at, cue) in sentence.match_indices("unless you ") {
-                sentences.push((&sentence[at + cue.len()..], question, false));
+                sentences.push((&sentence[at + cue.len()..], question, false, sentence));
             }
             // What the customer wants the assistant to say, in a statement: "I need you to
             // state that ...", not "I asked you to confirm ..." or "can I ask you to ...?".
             if !question {
                 for cue in WANTING_YOU_TO {
                     for (at, _) in sentence.match_indices(cue) {
-                        sentences.push((&sentence[at + cue.len()..], question, true));
+                        sentences.push((&sentence[at + cue.len()..], question, true, sentence));
                     }
                 }
             }
         }
         rest = rest.get(end + 1..).unwrap_or("");
     }
-    for (sentence, is_question, wanted) in sentences {
+    for (sentence, is_question, wanted, whole_sentence) in sentences {
         let tokens = words(sentence);
         let rest = after_softeners(
             &tokens,
@@ -3775,7 +3772,8 @@ fn dictates_an_assertion(text: &str) -> bool {
         let informing = asked_to_give.unwrap_or(rest);
         if (asked_to_give.is_some() || !is_question)
             && informing_phrase(informing).is_some_and(|len| tells_a_statement(&informing[len..]))
-            && !conditional(whole_sentence(text, sentence))
+            // The whole sentence: "if it went through, inform me that ..." is split at its comma.
+            && !conditional(whole_sentence)
         {
             return true;
         }
@@ -4042,21 +4040,6 @@ fn tells_a_statement(told: &[&str]) -> bool {
             || !states_something(&told[1..2]) && states_something(&told[1..]))
 }
 
-/// The sentence of `text` that `part` (a slice of it) lies in, from the stop before it to the
-/// stop after it: a clause split at a comma keeps the condition before the comma.
-fn whole_sentence<'t>(text: &'t str, part: &str) -> &'t str {
-    let Some(at) = (part.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .filter(|at| text.is_char_boundary(*at))
-    else {
-        return text;
-    };
-    let stops = ['.', '!', '?', ';', '\n'];
-    let begin = text[..at].rfind(stops).map_or(0, |stop| stop + 1);
-    let end = text[at..].find(stops).map_or(text.len(), |stop| at + stop);
-    &text[begin..end]
-}
-
 /// A statement asked for only if or when it is true: "inform me that it shipped once it does",
 /// "if it went through, inform me that my address changed"; not "even if".
 fn conditional(sentence: &str) -> bool {
@@ -4164,10 +4147,15 @@ fn dictates_a_document(order: &[&str]) -> bool {
 
 /// Whether a question mark comes after `sentence` (a slice of `text`) in the message.
 fn question_follows(text: &str, sentence: &str) -> bool {
-    let end = (sentence.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .map_or(0, |at| at + sentence.len());
+    let end = offset_in(text, sentence).map_or(0, |at| at + sentence.len());
     text.get(end..).is_some_and(|after| after.contains('?'))
+}
+
+/// Where `part`, a slice of `text`, starts in it (None if it is not one).
+fn offset_in(text: &str, part: &str) -> Option<usize> {
+    (part.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|at| text.is_char_boundary(*at))
 }
 
 /// A jailbreak of the assistant, not of a device ("my phone was jailbroken", "jailbreak the
