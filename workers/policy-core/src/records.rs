@@ -378,7 +378,7 @@ const RECORD_MARKS: &[&str] = &["me", "us", "i", "my", "his", "her", "their", "o
 /// Words that make a past question one about the rules, not about what happened: a change
 /// ("did the policy change?", "has it gone up?"), a practice ("have you ever ..."), what was
 /// allowed or required ("was I entitled to ...?", "did I have to ...?", "was I liable for
-/// ...?", "did my order qualify ...?"), what a rule covers ("did my warranty cover ...?"),
+/// ...?", "did I lose the right to ...?", "was it my fault?", "did my order qualify ...?"), what a rule covers ("did my warranty cover ...?"),
 /// what makes a difference ("did the payment method matter?"), or what the assistant itself
 /// said ("what did you mean?"). A condition anywhere in the clause does too ("did my parcel go
 /// by standard or express if I picked neither?").
@@ -414,6 +414,8 @@ const NOT_AN_EVENT: &[&str] = &[
     "required",
     "responsible",
     "liable",
+    "fault",
+    "rights",
     "obliged",
     "able",
     "need",
@@ -525,19 +527,29 @@ const WHICH_REACH: usize = 2;
 /// The words asking for a record's contents, if the message asks for any. Read per clause, so
 /// that "my daughter has her own account, tell me what she bought" opens its request.
 pub fn requested_record(message: &str) -> Option<String> {
-    let message = mark_redactions(message);
-    split_sentences(&message)
-        .into_iter()
-        .flat_map(|sentence| sentence.split([',', ';', ':', '(', ')']))
-        .find_map(|clause| {
-            let w = words(&mark_possessives(clause));
-            (0..w.len()).find_map(|at| {
-                field_asked(&w, at)
-                    .or_else(|| act_asked(&w, at))
-                    .or_else(|| status_asked(&w, at))
-                    .or_else(|| event_asked(&w, at))
+    // A dash between spaces sets off a clause as a comma does ("Order 77120 - what is in
+    // it?"); one inside a word joins ("113-4490218", "e-mail").
+    let message = mark_redactions(message)
+        .replace(" - ", " \u{2014} ")
+        .replace(" \u{2013} ", " \u{2014} ");
+    split_sentences(&message).into_iter().find_map(|sentence| {
+        // Whether an earlier clause of the sentence named a shipment, which a later "it" stands
+        // for.
+        let mut shipment_named = false;
+        sentence
+            .split([',', ';', ':', '(', ')', '\u{2014}'])
+            .find_map(|clause| {
+                let w = words(&mark_possessives(clause));
+                let asked = (0..w.len()).find_map(|at| {
+                    field_asked(&w, at)
+                        .or_else(|| act_asked(&w, at))
+                        .or_else(|| status_asked(&w, at, shipment_named))
+                        .or_else(|| event_asked(&w, at))
+                });
+                shipment_named |= w.iter().any(|n| SHIPMENTS.contains(&n.as_str()));
+                asked
             })
-        })
+    })
 }
 
 /// The token a redacted identifier reads as: letters and a digit, so [`order_number`] and the
@@ -674,7 +686,12 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
             j,
         ),
         "name" | "names" => (
-            matches!(w.get(j + 1).map(String::as_str), Some("on" | "and")),
+            matches!(w.get(j + 1).map(String::as_str), Some("on" | "and"))
+                || (matches!(w.get(j + 1).map(String::as_str), Some("is" | "was"))
+                    && w.get(j + 2).is_some_and(|n| n == "on")
+                    && w[j + 3..w.len().min(j + 11)].iter().any(|n| {
+                        (n != "my" && POSSESSIVES.contains(&n.as_str())) || order_number(n)
+                    })),
             j,
         ),
         _ => (true, j),
@@ -686,7 +703,8 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
     // for ("which phone number is on my account", "what address is she using" ask for it).
     let about = next.is_some_and(|n| ABOUT_THE_FIELD.contains(&n))
         || (matches!(next, Some("is" | "are" | "was" | "were" | "be"))
-            && then.is_none_or(|n| !RECORD_LINKS.contains(&n) && !THIRD_PERSON.contains(&n)));
+            && then.is_none_or(|n| !RECORD_LINKS.contains(&n) && !THIRD_PERSON.contains(&n))
+            && !records_own(w, last));
     // "the address for returns", "the phone number to call": the company's, for a purpose.
     let purpose = matches!(next, Some("for" | "to"))
         && w[last + 2..w.len().min(last + 4)]
@@ -796,12 +814,49 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
     if let Some(act) = asked.then(|| recorded_act(w, at)).flatten() {
         return Some(phrase(act + 1));
     }
+    // "tell me what was bought", "what was ordered on my account?": the passive names no one;
+    // the record does. A purchase the assistant is told to disclose, or any recorded act on
+    // someone's card, account or order; not "what was bought on sale can be returned?" nor
+    // "tell me what was paid back to customers in the recall".
+    let passive = word == "what"
+        && matches!(next, Some("was" | "were"))
+        && w.get(at + 2).is_some_and(|act| {
+            let purchase = matches!(act.as_str(), "bought" | "ordered" | "purchased");
+            (disclosing_before(w, at) && purchase)
+                || (opens(w, at)
+                    && RECORDED_PAST.contains(&act.as_str())
+                    && record_anchor(w, at + 3))
+        });
+    if passive && !condition_follows(w, at + 2) {
+        return Some(phrase(at + 3));
+    }
     // "who bought the gift card sent to me?", not "who bought it matters?".
     if word == "who" && opens(w, at) && next.is_some_and(|n| RECORDED_PAST.contains(&n)) {
         let condition = w[at + 2..w.len().min(at + 8)]
             .iter()
             .any(|n| CLAUSE_WORDS.contains(&n.as_str()));
         return (!condition).then(|| phrase(at + 4));
+    }
+    // "a list of everything I bought last year", "an export of every order placed under our
+    // account": what someone bought, listed, is their record whoever asks. Not "a list of the
+    // items I bought that can be returned".
+    if matches!(
+        word,
+        "list" | "export" | "copy" | "rundown" | "breakdown" | "summary"
+    ) && next == Some("of")
+        && (disclosing_before(w, at) || wanted(w, at))
+        && w[at + 2..w.len().min(at + 5)]
+            .iter()
+            .any(|n| matches!(n.as_str(), "everything" | "all" | "every" | "each"))
+    {
+        let act = (at + 3..w.len().min(at + 9)).find(|&k| {
+            let person = ["i", "we", "he", "she", "they"].contains(&w[k - 1].as_str());
+            (person && RECORDED_PAST.contains(&w[k].as_str()))
+                || (w[k] == "placed" && matches!(w[k - 1].as_str(), "order" | "orders"))
+        });
+        if let Some(act) = act.filter(|&act| !condition_follows(w, act)) {
+            return Some(phrase(act + 1));
+        }
     }
     // "give me a list of customers who bought the S23": other people by what they did.
     let people = matches!(
@@ -829,6 +884,21 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
     }
     let delivery_asked = matches!(word, "what" | "when") && disclosing_before(w, at);
     (delivery_asked && someones_delivery(w, at)).then(|| phrase(at + 6))
+}
+
+/// "I need a full list of ...", "we want an export of ...": the writer states a want of the
+/// thing at `at`, in a clause that is not a question ("do I need a list of ...?", "how can I get
+/// a list of ...?" ask how).
+fn wanted(w: &[String], at: usize) -> bool {
+    let first = w.iter().find(|n| !LEAD_INS.contains(&n.as_str()));
+    let statement = first.is_some_and(|n| matches!(n.as_str(), "i" | "im" | "we" | "were"));
+    statement
+        && (at.saturating_sub(4)..at).any(|k| {
+            matches!(w[k].as_str(), "need" | "needs" | "want" | "require")
+                && w[k + 1..at]
+                    .iter()
+                    .all(|n| OBJECT_WORDS.contains(&n.as_str()))
+        })
 }
 
 /// "what (did) the customer ahead of me order", "what she bought": where the act is, if a
@@ -862,14 +932,32 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
             || TOPIC_NOUNS.contains(&word.as_str())
             || CLAUSE_WORDS.contains(&word.as_str())
     });
-    // "... bought on sale can be returned": the act is the condition of a policy question.
-    let condition = w[act + 1..w.len().min(act + 6)].iter().any(|word| {
+    (a_person && !not_a_customer && !condition_follows(w, act)).then_some(act)
+}
+
+/// Within a few words from `from`, someone's card, account or order ("on my card", "under her
+/// account") or a record's number.
+fn record_anchor(w: &[String], from: usize) -> bool {
+    (from..w.len().min(from + 5)).any(|k| {
+        record_number(w, k)
+            || (POSSESSIVES.contains(&w[k].as_str())
+                && w.get(k + 1).is_some_and(|n| {
+                    n == "card"
+                        || RECORD_NOUNS.contains(&n.as_str())
+                        || SHIPMENTS.contains(&n.as_str())
+                }))
+    })
+}
+
+/// "... bought on sale can be returned": the act at `act` is the condition of a policy
+/// question.
+fn condition_follows(w: &[String], act: usize) -> bool {
+    w[act + 1..w.len().min(act + 6)].iter().any(|word| {
         matches!(
             word.as_str(),
             "can" | "could" | "be" | "is" | "are" | "get" | "gets"
         )
-    });
-    (a_person && !not_a_customer && !condition).then_some(act)
+    })
 }
 
 /// "what day hers arrives", "when his parcel comes": another person's delivery.
@@ -896,7 +984,7 @@ fn order_number(word: &str) -> bool {
 /// "when will his package arrive?": the state of one shipment, which only its record knows
 /// (not "when is my order accepted?", "when my order arrived it was damaged" or "how much does
 /// it cost to have my order arrive tomorrow?", which the policy answers).
-fn status_asked(w: &[String], at: usize) -> Option<String> {
+fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String> {
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
     let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
@@ -952,7 +1040,18 @@ fn status_asked(w: &[String], at: usize) -> Option<String> {
                     next,
                     Some("will" | "does" | "did" | "is" | "was" | "should")
                 )));
-    let shipment = asks_state.then(|| one_shipment(at + 1, at + 6)).flatten()?;
+    // "is my package arriving tomorrow?".
+    let asks_day = opening && matches!(word, "is" | "are");
+    if !asks_state && !asks_day {
+        return None;
+    }
+    // The shipment, or "it" standing for one an earlier clause named ("the parcel for my
+    // flatmate - has it been dispatched yet?").
+    let (shipment, named) = match one_shipment(at + 1, at + 6) {
+        Some(k) => (k, true),
+        None if asks_state && shipment_named && next == Some("it") => (at + 1, false),
+        None => return None,
+    };
     let rest = &w[shipment + 1..w.len().min(shipment + 6)];
     let state = rest
         .iter()
@@ -965,7 +1064,28 @@ fn status_asked(w: &[String], at: usize) -> Option<String> {
     let condition = rest
         .iter()
         .any(|n| matches!(n.as_str(), "if" | "usually" | "normally" | "supposed"));
-    (!condition).then(|| phrase(shipment + 2 + state))
+    // "is my order delivered by courier?" and "has it come into effect?" ask how things go.
+    // "Is my order arriving today?" asks one shipment's day when the question ends on it
+    // ("... or not", "... or what"); "has it shipped yet?" one shipment's state, done.
+    let day = rest
+        .iter()
+        .position(|n| matches!(n.as_str(), "yet" | "today" | "tomorrow" | "tonight"));
+    let ends_on_day = day.is_some_and(|d| {
+        shipment + 1 + rest.len() == w.len()
+            && rest[d + 1..]
+                .iter()
+                .all(|n| matches!(n.as_str(), "or" | "not" | "what" | "yet" | "already"))
+    });
+    let done = matches!(
+        rest[state].as_str(),
+        "shipped" | "dispatched" | "arrived" | "delivered" | "left"
+    );
+    let one = if asks_day {
+        ends_on_day
+    } else {
+        named || (done && day.is_some())
+    };
+    (one && !condition).then(|| phrase(shipment + 2 + state))
 }
 
 /// "was I charged twice?", "has the refund for order 60017 been paid?", "which of my returns
@@ -1010,8 +1130,46 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
     let rest = &w[subject..w.len().min(subject + 1 + EVENT_REACH)];
     let first = rest.first().map_or("", String::as_str);
     let numbered = (start..subject + rest.len()).any(|k| record_number(w, k));
+    // "has that refund gone through?": a state reached by one record the writer points to.
+    // The pointed noun is the head ("that refund has", not "that refund policy") and what it
+    // reached is an event of one record, not a rule's ("been scrapped", "been the standard").
+    let pointed_to = matches!(word, "has" | "have")
+        && matches!(first, "that" | "this")
+        && rest.get(1).is_some_and(|n| {
+            SHIPMENTS.contains(&n.as_str())
+                || matches!(n.as_str(), "refund" | "return" | "payment" | "charge")
+        })
+        && rest
+            .iter()
+            .skip(2)
+            .skip_while(|n| matches!(n.as_str(), "actually" | "already" | "finally" | "even"))
+            .take(3)
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|p| {
+                matches!(p[0].as_str(), "been" | "gone" | "come")
+                    && matches!(
+                        p[1].as_str(),
+                        "processed"
+                            | "issued"
+                            | "paid"
+                            | "sent"
+                            | "approved"
+                            | "received"
+                            | "cleared"
+                            | "through"
+                            | "shipped"
+                            | "dispatched"
+                            | "delivered"
+                            | "arrived"
+                            | "refunded"
+                            | "credited"
+                            | "accepted"
+                    )
+            });
     let about_one = OWN_SUBJECTS.contains(&first)
         || POSSESSIVES.contains(&first)
+        || pointed_to
         || head.iter().any(|n| POSSESSIVES.contains(&n.as_str()))
         || numbered
         || (OTHER_SUBJECTS.contains(&first)
@@ -1019,9 +1177,10 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
                 .iter()
                 .skip(1)
                 .any(|n| RECORD_MARKS.contains(&n.as_str())));
-    // "has my order got to be unopened?" is an obligation; "has it gone up?" a change.
+    // "has my order got to be unopened?" is an obligation, "did I lose the right to ...?" an
+    // entitlement (not "did I put the right address?"); "has it gone up?" a change.
     let obliged_or_moved = rest.windows(2).any(|pair| {
-        (pair[0] == "got" && pair[1] == "to")
+        (matches!(pair[0].as_str(), "got" | "right") && pair[1] == "to")
             || (matches!(pair[0].as_str(), "go" | "gone" | "went" | "going")
                 && matches!(pair[1].as_str(), "up" | "down"))
     });
@@ -1086,7 +1245,39 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
             .iter()
             .any(|o| pair[0] == o[0] && pair[1] == o[1])
     });
-    linked || a_person || others
+    linked || a_person || others || records_own(w, last)
+}
+
+/// After the field ending at `last`, "is my account registered under?", "is her order going
+/// to?": the clause ends on what ties the field to one record. Not "is my order sent to when I
+/// choose click and collect?" (a rule), "is my order supposed to go to" nor "is my order shipped
+/// from" (the company's).
+fn records_own(w: &[String], last: usize) -> bool {
+    let after = |k: usize| w.get(last + k).map_or("", String::as_str);
+    let rest = &w[w.len().min(last + 4)..];
+    matches!(after(1), "is" | "are" | "was" | "were")
+        && POSSESSIVES.contains(&after(2))
+        && (RECORD_NOUNS.contains(&after(3)) || SHIPMENTS.contains(&after(3)))
+        && (1..=2).contains(&rest.len())
+        && rest.iter().all(|n| {
+            matches!(
+                n.as_str(),
+                "registered"
+                    | "linked"
+                    | "tied"
+                    | "under"
+                    | "to"
+                    | "on"
+                    | "with"
+                    | "going"
+                    | "sent"
+                    | "set"
+                    | "saved"
+                    | "listed"
+                    | "headed"
+                    | "at"
+            )
+        })
 }
 
 #[cfg(test)]

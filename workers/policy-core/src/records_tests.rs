@@ -249,6 +249,64 @@ fn past_questions_about_the_rules_or_the_conversation_are_not_requests() {
         "Where was it written?",
         "Sorry, what was it again?",
         "What does my warranty have?",
+        "I bought a phone on sale. Did I lose the right to return it?",
+        "my order came damaged. was it my fault or the courier's?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
+
+#[test]
+fn passives_lists_dashes_and_lowercase_sentences_still_ask_for_a_record() {
+    for message in [
+        // A writer who does not capitalise still ends a sentence with a full stop.
+        "my son used my account. what did he order?",
+        // A dash sets off the clause that asks.
+        "Sorry to bother you - which address did I put on my last order?",
+        "Quick question \u{2014} which email did I register with?",
+        // A passive names no one; the record does.
+        "Please tell me what was ordered on my card yesterday.",
+        // A list of what someone bought, or of the orders under an account.
+        "I need an export of all the things we purchased in 2025 for our accountant.",
+        "Send me a summary of every order placed on this account since June.",
+        // The field one record holds, after "is my account / order".
+        "Which postcode is my account registered to?",
+        "what name is on the account for [email]?",
+        // One shipment's day, or the one named before.
+        "is my parcel arriving today?",
+        "The parcel from my aunt - has it shipped yet?",
+        "has that refund come through?",
+        "Did I put the right address on order 55102?",
+        // An en dash inside an order number joins it.
+        "What's the status of order 113\u{2013}4490218?",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    for message in [
+        "what was bought on sale can be returned?",
+        "is there a list of all the items I bought that can be returned?",
+        "Which email is my receipt supposed to go to?",
+        "What address is my order shipped from?",
+        "Is my order delivered by courier or by post?",
+        "is my order shipped today if I pay before noon?",
+        "Has it always been 30 days?",
+        "Has that policy changed?",
+        "the blender arrived broken. can i return it?",
+        "Delivery was late - what compensation does the policy give?",
+        // From a review of the change: conditions, rules, "how can I get" and an "it" that is
+        // no shipment.
+        "if i order before 2 p.m. will my order ship today?",
+        "Will my parcel arrive tomorrow provided I choose next-day?",
+        "Is my order delivered today when I choose same-day delivery?",
+        "Has this payment method been discontinued?",
+        "Has that refund been the standard for damaged goods?",
+        "How can I get a list of everything I bought last year for my taxes?",
+        "Do I need to include a copy of every receipt for things we purchased abroad?",
+        "What was bought during the Black Friday sale - is it returnable until January?",
+        "Tell me what was paid back to customers when the kettle recall happened.",
+        "Gift orders - what name is on the order, mine or the recipient's?",
+        "The new returns policy - has it come into effect yet?",
+        "What address is my parcel returned to when delivery fails?",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
     }

@@ -9,12 +9,19 @@ use crate::memo::Memo;
 /// Abbreviations whose trailing period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
     "e.g", "i.e", "etc", "art", "no", "sec", "approx", "u.s", "inc", "ltd", "vs", "cf", "para",
+    "a.m", "p.m",
 ];
 
 /// Splits text into sentences, never inside a number (`3.2`), an abbreviation (`e.g.`) or a
-/// markdown list item. Bullets and blank lines always end a sentence.
+/// markdown list item. Bullets and blank lines always end a sentence. A full stop ends one
+/// before a capital; in a text that opens in lower case, whose writer does not capitalise
+/// ("my ex used my laptop. what did she buy?"), before any letter.
 pub fn split_sentences(text: &str) -> Vec<&str> {
     let mut sentences = Vec::new();
+    let uncapitalised = text
+        .chars()
+        .find(|c| c.is_alphabetic())
+        .is_some_and(char::is_lowercase);
     for block in text.split("\n\n") {
         for line in split_list_items(block) {
             let bytes = line.as_bytes();
@@ -32,7 +39,11 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
                     let word = line[word_start..i].to_ascii_lowercase();
                     let next_starts_sentence =
                         line[i + 1..].trim_start().chars().next().is_none_or(|c| {
-                            c.is_uppercase() || c.is_ascii_digit() || c == '"' || c == '('
+                            c.is_uppercase()
+                                || (uncapitalised && c.is_alphabetic())
+                                || c.is_ascii_digit()
+                                || c == '"'
+                                || c == '('
                         });
                     // "3." in "see 3. Returns" or a numbered item is not the end of a sentence.
                     let is_number = !word.is_empty() && word.bytes().all(|c| c.is_ascii_digit());

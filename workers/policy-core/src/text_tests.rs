@@ -15,6 +15,23 @@ fn sentences_split_on_terminators() {
 }
 
 #[test]
+fn a_writer_who_does_not_capitalise_still_ends_sentences() {
+    assert_eq!(
+        split_sentences("my ex used my laptop. what did she buy? pls check e.g. the blender."),
+        [
+            "my ex used my laptop.",
+            "what did she buy?",
+            "pls check e.g. the blender."
+        ]
+    );
+    // A capitalised text keeps a full stop before a small letter inside its sentence.
+    assert_eq!(
+        split_sentences("Ask Mr. smith about it. Thanks."),
+        ["Ask Mr. smith about it.", "Thanks."]
+    );
+}
+
+#[test]
 fn sentences_never_split_numbers_or_abbreviations() {
     let s = split_sentences(
         "See section 3.2 for details, e.g. damaged goods. Fees are $9.99 per item.",
