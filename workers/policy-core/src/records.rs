@@ -364,6 +364,10 @@ const SHIPMENT_STATES: &[&str] = &[
     "come",
     "coming",
 ];
+/// People as the subject of what they did.
+const PERSONS: &[&str] = &["i", "we", "he", "she", "they"];
+/// A shipment's states that are done.
+const DONE: &[&str] = &["shipped", "dispatched", "arrived", "delivered", "left"];
 /// Auxiliaries of the past and the perfect: one before its subject asks what happened.
 const PAST_AUXILIARIES: &[&str] = &["did", "was", "were", "has", "have", "had"];
 /// Subjects of a question about what happened that make it one record's by themselves: the
@@ -378,8 +382,8 @@ const RECORD_MARKS: &[&str] = &["me", "us", "i", "my", "his", "her", "their", "o
 /// Words that make a past question one about the rules, not about what happened: a change
 /// ("did the policy change?", "has it gone up?"), a practice ("have you ever ..."), what was
 /// allowed or required ("was I entitled to ...?", "did I have to ...?", "was I liable for
-/// ...?", "did I lose the right to ...?", "was it my fault?", "did my order qualify ...?"), what a rule covers ("did my warranty cover ...?"),
-/// what makes a difference ("did the payment method matter?"), or what the assistant itself
+/// ...?", "was it my fault?", "was I within my rights ...?", "did my order qualify ...?"),
+/// what a rule covers ("did my warranty cover ...?"), what makes a difference ("did the payment method matter?"), or what the assistant itself
 /// said ("what did you mean?"). A condition anywhere in the clause does too ("did my parcel go
 /// by standard or express if I picked neither?").
 const NOT_AN_EVENT: &[&str] = &[
@@ -527,29 +531,148 @@ const WHICH_REACH: usize = 2;
 /// The words asking for a record's contents, if the message asks for any. Read per clause, so
 /// that "my daughter has her own account, tell me what she bought" opens its request.
 pub fn requested_record(message: &str) -> Option<String> {
-    // A dash between spaces sets off a clause as a comma does ("Order 77120 - what is in
-    // it?"); one inside a word joins ("113-4490218", "e-mail").
-    let message = mark_redactions(message)
-        .replace(" - ", " \u{2014} ")
-        .replace(" \u{2013} ", " \u{2014} ");
-    split_sentences(&message).into_iter().find_map(|sentence| {
-        // Whether an earlier clause of the sentence named a shipment, which a later "it" stands
-        // for.
-        let mut shipment_named = false;
-        sentence
-            .split([',', ';', ':', '(', ')', '\u{2014}'])
-            .find_map(|clause| {
-                let w = words(&mark_possessives(clause));
-                let asked = (0..w.len()).find_map(|at| {
-                    field_asked(&w, at)
-                        .or_else(|| act_asked(&w, at))
-                        .or_else(|| status_asked(&w, at, shipment_named))
-                        .or_else(|| event_asked(&w, at))
-                });
-                shipment_named |= w.iter().any(|n| SHIPMENTS.contains(&n.as_str()));
-                asked
+    let message = mark_redactions(message);
+    // Sentences, each a list of clauses, each its words. An em dash, or a hyphen or en dash
+    // between spaces, sets off a clause as a comma does ("Order 77120 - what is in it?"); one
+    // inside a word joins ("113-4490218", "e-mail"). Replaced after the sentences are split,
+    // whose "- " bullets end one.
+    let sentences: Vec<Vec<Vec<String>>> = split_sentences(&message)
+        .into_iter()
+        .map(|sentence| {
+            sentence
+                .replace(" - ", " \u{2014} ")
+                .replace(" \u{2013} ", " \u{2014} ")
+                .split([',', ';', ':', '(', ')', '\u{2014}'])
+                .map(|clause| words(&mark_possessives(clause)))
+                .collect()
+        })
+        .collect();
+    let all_words: Vec<&str> = sentences
+        .iter()
+        .flatten()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let hypothetical = all_words.iter().any(|n| HYPOTHETICAL.contains(n))
+        || all_words.windows(2).any(|pair| {
+            matches!(pair[0], "before" | "havent")
+                && matches!(pair[1], "i" | "we" | "ordered" | "bought")
+        });
+    let questions = sentences
+        .iter()
+        .flatten()
+        .filter(|e| opens_a_question(e))
+        .count();
+    sentences.iter().find_map(|clauses| {
+        clauses.iter().enumerate().find_map(|(c, w)| {
+            let earlier = &clauses[..c];
+            let around = Surroundings {
+                shipment_named: earlier.iter().any(|e| names_a_shipment(e)),
+                topic_before: earlier
+                    .iter()
+                    .any(|e| !e.is_empty() && !names_one_record(e)),
+                hypothetical,
+                other_question: questions > usize::from(opens_a_question(w)),
+            };
+            (0..w.len()).find_map(|at| {
+                field_asked(w, at, &around)
+                    .or_else(|| act_asked(w, at, &around))
+                    .or_else(|| status_asked(w, at, &around))
+                    .or_else(|| event_asked(w, at))
+            })
+        })
+    })
+}
+
+/// What the rest of a message says around a clause, for the readings one clause cannot settle.
+#[derive(Debug, Clone, Copy)]
+struct Surroundings {
+    /// An earlier clause of the sentence named one shipment ("the parcel for my flatmate"),
+    /// which a later "it" may stand for.
+    shipment_named: bool,
+    /// An earlier clause of the sentence sets a topic rather than naming one record ("for gift
+    /// orders - which address is my parcel going to?").
+    topic_before: bool,
+    /// The message sets a condition or a purchase not made yet ("if", "provided", "before I
+    /// order", "I haven't ordered"): what it asks would happen, which the policy answers.
+    hypothetical: bool,
+    /// Another clause of the message opens as a question ("I need an export of all the items
+    /// we ordered - do business purchases get a longer window?").
+    other_question: bool,
+}
+
+/// Words that make a message's question one about what would happen.
+const HYPOTHETICAL: &[&str] = &[
+    "if",
+    "provided",
+    "providing",
+    "unless",
+    "whether",
+    "suppose",
+    "supposing",
+    "planning",
+    "thinking",
+    "considering",
+];
+
+/// An owned or pointed-to shipment: "the parcel for my flatmate", "my order"; not a service
+/// or a part ("the parcel service", "the parcel locker", "the delivery options") nor a kind
+/// ("the same-day delivery", "the pre-order").
+fn names_a_shipment(w: &[String]) -> bool {
+    (1..w.len()).any(|k| {
+        let before = w[k - 1].as_str();
+        SHIPMENTS.contains(&w[k].as_str())
+            && (POSSESSIVES.contains(&before) || matches!(before, "the" | "this" | "that" | "our"))
+            && w.get(k + 1).is_none_or(|n| {
+                !SHIPMENT_PARTS.contains(&n.as_str())
+                    && !TOPIC_NOUNS.contains(&n.as_str())
+                    && !matches!(n.as_str(), "service" | "services")
             })
     })
+}
+
+/// Another person's ("his", "Ana's") or an order number ("44120", a redacted identifier).
+fn someone_elses_or_numbered(word: &str) -> bool {
+    (word != "my" && POSSESSIVES.contains(&word)) || order_number(word)
+}
+
+/// The clause names one record: someone's thing or a record's number.
+fn names_one_record(w: &[String]) -> bool {
+    (0..w.len()).any(|k| record_number(w, k) || POSSESSIVES.contains(&w[k].as_str()))
+}
+
+/// The clause opens as a question (an auxiliary, a modal, a question word, or "or" going on
+/// with one: "..., or is a bank statement enough?"), not as a request to the assistant
+/// ("could you send it over?"). Not "were": it is also "we're".
+fn opens_a_question(w: &[String]) -> bool {
+    let Some(at) = w.iter().position(|n| !LEAD_INS.contains(&n.as_str())) else {
+        return false;
+    };
+    let request = matches!(w[at].as_str(), "can" | "could" | "would" | "will")
+        && matches!(w.get(at + 1).map(String::as_str), Some("you" | "u"))
+        && w.get(at + 2)
+            .is_some_and(|n| DISCLOSE.contains(&n.as_str()));
+    !request
+        && matches!(
+            w[at].as_str(),
+            "is" | "are"
+                | "was"
+                | "do"
+                | "does"
+                | "did"
+                | "can"
+                | "could"
+                | "will"
+                | "would"
+                | "should"
+                | "which"
+                | "what"
+                | "how"
+                | "where"
+                | "when"
+                | "why"
+                | "or"
+        )
 }
 
 /// The token a redacted identifier reads as: letters and a digit, so [`order_number`] and the
@@ -601,7 +724,7 @@ fn mark_possessives(clause: &str) -> String {
 
 /// A field asked for at `at`: "give me her phone number", "what's the shipping address on
 /// order 113-...", "which phone number is on my account", "list all the orders shipped to ...".
-fn field_asked(w: &[String], at: usize) -> Option<String> {
+fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
     let disclosing = (DISCLOSE.contains(&word)
@@ -646,7 +769,7 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
             return Some(w[at..w.len().min(j + 3)].join(" "));
         }
         if RECORD_FIELDS.contains(&field) {
-            if let Some(end) = field_of_record(w, j, LIST.contains(&word)) {
+            if let Some(end) = field_of_record(w, j, LIST.contains(&word), around) {
                 return Some(w[at..end].join(" "));
             }
         }
@@ -664,7 +787,7 @@ fn field_asked(w: &[String], at: usize) -> Option<String> {
 /// The field at `j`, if it is a record's: qualified as one ("phone number", "name on", "the
 /// card she paid with"), not a topic ("the orders policy") nor asked about ("which address do
 /// I use"), and someone's. The end of the phrase to quote.
-fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
+fn field_of_record(w: &[String], j: usize, listing: bool, around: &Surroundings) -> Option<usize> {
     let field = w[j].as_str();
     // A phone is a record as a number, a card as the one someone paid with, a name as the one
     // on an account.
@@ -688,10 +811,11 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
         "name" | "names" => (
             matches!(w.get(j + 1).map(String::as_str), Some("on" | "and"))
                 || (matches!(w.get(j + 1).map(String::as_str), Some("is" | "was"))
+                    && !around.hypothetical
                     && w.get(j + 2).is_some_and(|n| n == "on")
-                    && w[j + 3..w.len().min(j + 11)].iter().any(|n| {
-                        (n != "my" && POSSESSIVES.contains(&n.as_str())) || order_number(n)
-                    })),
+                    && w[j + 3..w.len().min(j + 11)]
+                        .iter()
+                        .any(|n| someone_elses_or_numbered(n))),
             j,
         ),
         _ => (true, j),
@@ -699,12 +823,13 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
     let next = w.get(last + 1).map(String::as_str);
     let then = w.get(last + 2).map(String::as_str);
     let a_topic = next.is_some_and(|n| TOPIC_NOUNS.contains(&n));
+    let tied = !around.hypothetical && !around.topic_before && records_own(w, last);
     // "what email should I use", "which items are excluded from returns": asked about, not
     // for ("which phone number is on my account", "what address is she using" ask for it).
     let about = next.is_some_and(|n| ABOUT_THE_FIELD.contains(&n))
         || (matches!(next, Some("is" | "are" | "was" | "were" | "be"))
             && then.is_none_or(|n| !RECORD_LINKS.contains(&n) && !THIRD_PERSON.contains(&n))
-            && !records_own(w, last));
+            && !tied);
     // "the address for returns", "the phone number to call": the company's, for a purpose.
     let purpose = matches!(next, Some("for" | "to"))
         && w[last + 2..w.len().min(last + 4)]
@@ -736,7 +861,7 @@ fn field_of_record(w: &[String], j: usize, listing: bool) -> Option<usize> {
             next,
             Some("of" | "that" | "which" | "eligible" | "qualifying")
         );
-    let owned = a_record_listed || belongs_to_record(w, j, last);
+    let owned = a_record_listed || tied || belongs_to_record(w, j, last);
     owned.then_some(w.len().min(last + 4))
 }
 
@@ -801,7 +926,7 @@ fn disclosing_before(w: &[String], at: usize) -> bool {
 /// What a customer did, asked at `at`: "what did the customer before me order?", "tell me
 /// what she bought", "tell me whether my son ordered it", "who bought the gift card?", "tell
 /// me what day hers arrives".
-fn act_asked(w: &[String], at: usize) -> Option<String> {
+fn act_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
     let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
@@ -816,9 +941,12 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
     }
     // "tell me what was bought", "what was ordered on my account?": the passive names no one;
     // the record does. A purchase the assistant is told to disclose, or any recorded act on
-    // someone's card, account or order; not "what was bought on sale can be returned?" nor
-    // "tell me what was paid back to customers in the recall".
+    // someone's card, account or order; not "what was bought on sale can be returned?", "tell
+    // me what was paid back to customers in the recall" nor a topic a question follows ("tell
+    // me what was ordered through the old app, does the warranty apply?").
     let passive = word == "what"
+        && !around.hypothetical
+        && !around.other_question
         && matches!(next, Some("was" | "were"))
         && w.get(at + 2).is_some_and(|act| {
             let purchase = matches!(act.as_str(), "bought" | "ordered" | "purchased");
@@ -838,21 +966,27 @@ fn act_asked(w: &[String], at: usize) -> Option<String> {
         return (!condition).then(|| phrase(at + 4));
     }
     // "a list of everything I bought last year", "an export of every order placed under our
-    // account": what someone bought, listed, is their record whoever asks. Not "a list of the
-    // items I bought that can be returned".
+    // account": what someone bought, listed, is their record whoever asks. Not "send me a list
+    // of all the items I bought that can be returned".
     if matches!(
         word,
         "list" | "export" | "copy" | "rundown" | "breakdown" | "summary"
     ) && next == Some("of")
+        && !around.hypothetical
+        && !around.other_question
         && (disclosing_before(w, at) || wanted(w, at))
         && w[at + 2..w.len().min(at + 5)]
             .iter()
             .any(|n| matches!(n.as_str(), "everything" | "all" | "every" | "each"))
     {
         let act = (at + 3..w.len().min(at + 9)).find(|&k| {
-            let person = ["i", "we", "he", "she", "they"].contains(&w[k - 1].as_str());
-            (person && RECORDED_PAST.contains(&w[k].as_str()))
-                || (w[k] == "placed" && matches!(w[k - 1].as_str(), "order" | "orders"))
+            let person = PERSONS.contains(&w[k - 1].as_str());
+            // "bought back", "paid back": a recall or a refund, not a purchase.
+            let back = w.get(k + 1).is_some_and(|n| n == "back");
+            let act = w[k].as_str();
+            ((person && (RECORDED_PAST.contains(&act) || matches!(act, "placed" | "made")))
+                || (w[k] == "placed" && matches!(w[k - 1].as_str(), "order" | "orders")))
+                && !back
         });
         if let Some(act) = act.filter(|&act| !condition_follows(w, act)) {
             return Some(phrase(act + 1));
@@ -917,7 +1051,7 @@ fn recorded_act(w: &[String], what: usize) -> Option<usize> {
     })?;
     let who = &w[subject..act];
     // "whether my son ordered it", not "whether gifts bought on sale can be returned".
-    let a_person = ["i", "we", "he", "she", "they"].contains(&who[0].as_str())
+    let a_person = PERSONS.contains(&who[0].as_str())
         || who.iter().any(|word| POSSESSIVES.contains(&word.as_str()))
         || who.iter().any(|word| {
             matches!(
@@ -955,7 +1089,7 @@ fn condition_follows(w: &[String], act: usize) -> bool {
     w[act + 1..w.len().min(act + 6)].iter().any(|word| {
         matches!(
             word.as_str(),
-            "can" | "could" | "be" | "is" | "are" | "get" | "gets"
+            "can" | "could" | "be" | "is" | "are" | "get" | "gets" | "count" | "counts" | "most"
         )
     })
 }
@@ -984,7 +1118,7 @@ fn order_number(word: &str) -> bool {
 /// "when will his package arrive?": the state of one shipment, which only its record knows
 /// (not "when is my order accepted?", "when my order arrived it was damaged" or "how much does
 /// it cost to have my order arrive tomorrow?", which the policy answers).
-fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String> {
+fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
     let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
@@ -1041,7 +1175,8 @@ fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String>
                     Some("will" | "does" | "did" | "is" | "was" | "should")
                 )));
     // "is my package arriving tomorrow?".
-    let asks_day = opening && matches!(word, "is" | "are");
+    let asks_day =
+        opening && matches!(word, "is" | "are") && !around.hypothetical && !around.topic_before;
     if !asks_state && !asks_day {
         return None;
     }
@@ -1049,7 +1184,13 @@ fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String>
     // flatmate - has it been dispatched yet?").
     let (shipment, named) = match one_shipment(at + 1, at + 6) {
         Some(k) => (k, true),
-        None if asks_state && shipment_named && next == Some("it") => (at + 1, false),
+        None if asks_state
+            && around.shipment_named
+            && !around.hypothetical
+            && next == Some("it") =>
+        {
+            (at + 1, false)
+        }
         None => return None,
     };
     let rest = &w[shipment + 1..w.len().min(shipment + 6)];
@@ -1061,9 +1202,12 @@ fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String>
                 .position(|p| p[0] == "go" && p[1] == "through")
         })?;
     // "when will his parcel arrive if it went standard?" asks the policy's delivery times.
-    let condition = rest
-        .iter()
-        .any(|n| matches!(n.as_str(), "if" | "usually" | "normally" | "supposed"));
+    let condition = rest.iter().any(|n| {
+        matches!(
+            n.as_str(),
+            "if" | "usually" | "normally" | "supposed" | "then"
+        )
+    });
     // "is my order delivered by courier?" and "has it come into effect?" ask how things go.
     // "Is my order arriving today?" asks one shipment's day when the question ends on it
     // ("... or not", "... or what"); "has it shipped yet?" one shipment's state, done.
@@ -1071,15 +1215,11 @@ fn status_asked(w: &[String], at: usize, shipment_named: bool) -> Option<String>
         .iter()
         .position(|n| matches!(n.as_str(), "yet" | "today" | "tomorrow" | "tonight"));
     let ends_on_day = day.is_some_and(|d| {
-        shipment + 1 + rest.len() == w.len()
-            && rest[d + 1..]
-                .iter()
-                .all(|n| matches!(n.as_str(), "or" | "not" | "what" | "yet" | "already"))
+        w[shipment + 2 + d..]
+            .iter()
+            .all(|n| matches!(n.as_str(), "or" | "not" | "what" | "yet" | "already"))
     });
-    let done = matches!(
-        rest[state].as_str(),
-        "shipped" | "dispatched" | "arrived" | "delivered" | "left"
-    );
+    let done = DONE.contains(&rest[state].as_str());
     let one = if asks_day {
         ends_on_day
     } else {
@@ -1139,34 +1279,31 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
             SHIPMENTS.contains(&n.as_str())
                 || matches!(n.as_str(), "refund" | "return" | "payment" | "charge")
         })
-        && rest
-            .iter()
-            .skip(2)
-            .skip_while(|n| matches!(n.as_str(), "actually" | "already" | "finally" | "even"))
-            .take(3)
-            .collect::<Vec<_>>()
-            .windows(2)
-            .any(|p| {
-                matches!(p[0].as_str(), "been" | "gone" | "come")
-                    && matches!(
-                        p[1].as_str(),
-                        "processed"
-                            | "issued"
-                            | "paid"
-                            | "sent"
-                            | "approved"
-                            | "received"
-                            | "cleared"
-                            | "through"
-                            | "shipped"
-                            | "dispatched"
-                            | "delivered"
-                            | "arrived"
-                            | "refunded"
-                            | "credited"
-                            | "accepted"
-                    )
-            });
+        && {
+            let mut reached = rest
+                .iter()
+                .skip(2)
+                .map(String::as_str)
+                .skip_while(|n| matches!(*n, "actually" | "already" | "finally" | "even"));
+            matches!(reached.next(), Some("been" | "gone" | "come"))
+                && reached.next().is_some_and(|event| {
+                    DONE.contains(&event)
+                        || matches!(
+                            event,
+                            "processed"
+                                | "issued"
+                                | "paid"
+                                | "sent"
+                                | "approved"
+                                | "received"
+                                | "cleared"
+                                | "through"
+                                | "refunded"
+                                | "credited"
+                                | "accepted"
+                        )
+                })
+        };
     let about_one = OWN_SUBJECTS.contains(&first)
         || POSSESSIVES.contains(&first)
         || pointed_to
@@ -1230,11 +1367,9 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
         RECORD_LINKS.contains(&word.as_str())
             && !any_one
             && !target.iter().any(|t| COMPANY.contains(&t.as_str()))
-            && target.iter().any(|t| {
-                RECORD_NOUNS.contains(&t.as_str())
-                    || (t != "my" && POSSESSIVES.contains(&t.as_str()))
-                    || order_number(t)
-            })
+            && target
+                .iter()
+                .any(|t| RECORD_NOUNS.contains(&t.as_str()) || someone_elses_or_numbered(t))
     });
     let a_person = after.iter().take(2).any(|word| {
         THIRD_PERSON.contains(&word.as_str())
@@ -1245,7 +1380,7 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
             .iter()
             .any(|o| pair[0] == o[0] && pair[1] == o[1])
     });
-    linked || a_person || others || records_own(w, last)
+    linked || a_person || others
 }
 
 /// After the field ending at `last`, "is my account registered under?", "is her order going

@@ -272,11 +272,16 @@ fn passives_lists_dashes_and_lowercase_sentences_still_ask_for_a_record() {
         // The field one record holds, after "is my account / order".
         "Which postcode is my account registered to?",
         "what name is on the account for [email]?",
-        // One shipment's day, or the one named before.
+        // One shipment's day, or the one an earlier clause named.
         "is my parcel arriving today?",
         "The parcel from my aunt - has it shipped yet?",
+        // A refund the writer points to, gone through.
         "has that refund come through?",
+        // "the right address" is not "the right to".
         "Did I put the right address on order 55102?",
+        // "We're" opens no question; a question that asks the assistant to send is a request.
+        "We're a family business. Could you send us a list of all the orders we placed in May?",
+        "I need a list of everything I bought this year. Could you email it to me?",
         // An en dash inside an order number joins it.
         "What's the status of order 113\u{2013}4490218?",
     ] {
@@ -295,18 +300,34 @@ fn passives_lists_dashes_and_lowercase_sentences_still_ask_for_a_record() {
         "Delivery was late - what compensation does the policy give?",
         // From a review of the change: conditions, rules, "how can I get" and an "it" that is
         // no shipment.
-        "if i order before 2 p.m. will my order ship today?",
-        "Will my parcel arrive tomorrow provided I choose next-day?",
+        "Provided I pay by noon, is my order arriving tomorrow?",
+        "i will pay for express. is my order then shipped today?",
         "Is my order delivered today when I choose same-day delivery?",
         "Has this payment method been discontinued?",
         "Has that refund been the standard for damaged goods?",
         "How can I get a list of everything I bought last year for my taxes?",
+        "Do I need a list of everything I bought?",
+        "Was I within my rights to refuse the delivery?",
         "Do I need to include a copy of every receipt for things we purchased abroad?",
         "What was bought during the Black Friday sale - is it returnable until January?",
         "Tell me what was paid back to customers when the kettle recall happened.",
         "Gift orders - what name is on the order, mine or the recipient's?",
         "The new returns policy - has it come into effect yet?",
         "What address is my parcel returned to when delivery fails?",
+        // From a second review: a condition or a topic in another clause or sentence, a
+        // service named before "it", a rule's noun after "this", a question after a want.
+        "i haven't ordered yet. is my order shipped today?",
+        "asking before i buy. is my order arriving tomorrow?",
+        "If I choose click and collect, what address is my order sent to?",
+        "For gift orders \u{2013} which address is my parcel going to?",
+        "Same-day delivery \u{2014} is my order arriving today?",
+        "The parcel service, has it arrived in Leeds yet?",
+        "The Pixel 10 pre-order - has it shipped to anyone yet?",
+        "Has this payment method been accepted in Ireland yet?",
+        "Has that refund scheme been approved by the regulator?",
+        "Please tell me what was ordered through the old app, does the warranty still apply to it?",
+        "I need an export of all the items we ordered for the office - do business purchases get a longer return window?",
+        "Send me a list of every product they bought back in the recall.",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
     }

@@ -9,19 +9,30 @@ use crate::memo::Memo;
 /// Abbreviations whose trailing period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
     "e.g", "i.e", "etc", "art", "no", "sec", "approx", "u.s", "inc", "ltd", "vs", "cf", "para",
-    "a.m", "p.m",
+];
+/// Short forms a writer who does not capitalise follows with a small letter inside a sentence
+/// ("until 5 p.m. on friday", "incl. delivery", "mon. or tue."). Before a capital they may end
+/// one ("Lines open until 6 p.m. Refunds take ...").
+const SHORT_FORMS: &[&str] = &[
+    "a.m", "p.m", "mr", "mrs", "ms", "dr", "st", "incl", "excl", "hr", "hrs", "min", "mins", "wk",
+    "wks", "yr", "yrs", "mo", "mth", "qty", "pcs", "dept", "est", "ref", "u.k", "mon", "tue",
+    "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "jan", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
 /// Splits text into sentences, never inside a number (`3.2`), an abbreviation (`e.g.`) or a
 /// markdown list item. Bullets and blank lines always end a sentence. A full stop ends one
 /// before a capital; in a text that opens in lower case, whose writer does not capitalise
-/// ("my ex used my laptop. what did she buy?"), before any letter.
+/// ("my ex used my laptop. what did she buy?"), before any letter, unless it closes a short
+/// form or an ellipsis ("5 p.m. on fri.", "hmm... ok").
 pub fn split_sentences(text: &str) -> Vec<&str> {
     let mut sentences = Vec::new();
+    // Read from the first word of two letters or more: not a list mark ("(a) Items ...") nor
+    // "i", and a brand written "iPhone" is not lower case.
     let uncapitalised = text
-        .chars()
-        .find(|c| c.is_alphabetic())
-        .is_some_and(char::is_lowercase);
+        .split(|c: char| !c.is_alphabetic())
+        .find(|word| word.chars().count() > 1)
+        .is_some_and(|word| word.chars().all(char::is_lowercase));
     for block in text.split("\n\n") {
         for line in split_list_items(block) {
             let bytes = line.as_bytes();
@@ -37,10 +48,15 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
                         .rfind(|&(_, c)| c.is_whitespace() || c == '(')
                         .map_or(0, |(p, c)| p + c.len_utf8());
                     let word = line[word_start..i].to_ascii_lowercase();
+                    // A small letter starts one after a lower-case writer's full stop, unless
+                    // the stop closes a short form or an ellipsis ("hmm... maybe").
+                    let lower_case_start = uncapitalised
+                        && !SHORT_FORMS.contains(&word.as_str())
+                        && !word.ends_with('.');
                     let next_starts_sentence =
                         line[i + 1..].trim_start().chars().next().is_none_or(|c| {
                             c.is_uppercase()
-                                || (uncapitalised && c.is_alphabetic())
+                                || (lower_case_start && c.is_alphabetic())
                                 || c.is_ascii_digit()
                                 || c == '"'
                                 || c == '('

@@ -26,8 +26,25 @@ fn a_writer_who_does_not_capitalise_still_ends_sentences() {
     );
     // A capitalised text keeps a full stop before a small letter inside its sentence.
     assert_eq!(
-        split_sentences("Ask Mr. smith about it. Thanks."),
-        ["Ask Mr. smith about it.", "Thanks."]
+        split_sentences("Call the store. ask for Sam. Thanks."),
+        ["Call the store. ask for Sam.", "Thanks."]
+    );
+    // Short forms and an ellipsis go on; a list mark or a brand does not make a text lower case.
+    assert_eq!(
+        split_sentences("open till 5 p.m. on fri. incl. weekends... ok. thanks"),
+        ["open till 5 p.m. on fri. incl. weekends... ok.", "thanks"]
+    );
+    assert_eq!(
+        split_sentences("(a) Items sold excl. delivery. iPhone cases too."),
+        ["(a) Items sold excl. delivery. iPhone cases too."]
+    );
+    assert_eq!(
+        split_sentences("iPhone question. is it covered?"),
+        ["iPhone question. is it covered?"]
+    );
+    assert_eq!(
+        split_sentences("Lines open until 6 p.m. Refunds take 5 days."),
+        ["Lines open until 6 p.m.", "Refunds take 5 days."]
     );
 }
 
