@@ -62,7 +62,7 @@ const OWN_RECORDS: &[&str] = &["history", "purchases", "details"];
 /// Histories and lists of a record, which listing or showing discloses.
 const RECORD_LISTS: &[&str] = &["history", "orders", "purchases"];
 /// Words that may stand between a verb and the field it asks for: articles, owners,
-/// quantities, and the kinds of address, number or history ("the last four digits of", "a list
+/// quantities, "back" ("read me back the ..."), and the kinds of address, number or history ("the last four digits of", "a list
 /// of his", "the full shipping"). Any other word ends the object: "tell me the steps to change
 /// my address" asks for steps.
 const OBJECT_WORDS: &[&str] = &[
@@ -100,6 +100,7 @@ const OBJECT_WORDS: &[&str] = &[
     "s",
     "list",
     "copy",
+    "back",
     "of",
     "and",
     "or",
@@ -368,6 +369,20 @@ const SHIPMENT_STATES: &[&str] = &[
 const PERSONS: &[&str] = &["i", "we", "he", "she", "they"];
 /// A shipment's states that are done.
 const DONE: &[&str] = &["shipped", "dispatched", "arrived", "delivered", "left"];
+/// What happens to one refund or payment ("has that refund been processed?").
+const ONE_RECORDS_EVENTS: &[&str] = &[
+    "processed",
+    "issued",
+    "paid",
+    "sent",
+    "approved",
+    "received",
+    "cleared",
+    "through",
+    "refunded",
+    "credited",
+    "accepted",
+];
 /// Auxiliaries of the past and the perfect: one before its subject asks what happened.
 const PAST_AUXILIARIES: &[&str] = &["did", "was", "were", "has", "have", "had"];
 /// Subjects of a question about what happened that make it one record's by themselves: the
@@ -769,7 +784,27 @@ fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String>
             return Some(w[at..w.len().min(j + 3)].join(" "));
         }
         if RECORD_FIELDS.contains(&field) {
-            if let Some(end) = field_of_record(w, j, LIST.contains(&word), around) {
+            // Told to the writer ("tell me", "give us", "read me back"), not checked or
+            // confirmed ("check my zip code is in your area", "read my email").
+            let told = disclosing
+                && matches!(
+                    word,
+                    "tell"
+                        | "give"
+                        | "share"
+                        | "provide"
+                        | "show"
+                        | "send"
+                        | "email"
+                        | "text"
+                        | "read"
+                )
+                && matches!(next, Some("me" | "us"));
+            let asking = Asking {
+                listing: LIST.contains(&word),
+                told,
+            };
+            if let Some(end) = field_of_record(w, j, asking, around) {
                 return Some(w[at..end].join(" "));
             }
         }
@@ -784,10 +819,18 @@ fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String>
     None
 }
 
+/// How a field is asked for: listed or shown ("list all the orders shipped to ..."), or told
+/// by a verb put to the assistant ("tell me my billing address").
+#[derive(Debug, Clone, Copy)]
+struct Asking {
+    listing: bool,
+    told: bool,
+}
+
 /// The field at `j`, if it is a record's: qualified as one ("phone number", "name on", "the
 /// card she paid with"), not a topic ("the orders policy") nor asked about ("which address do
 /// I use"), and someone's. The end of the phrase to quote.
-fn field_of_record(w: &[String], j: usize, listing: bool, around: &Surroundings) -> Option<usize> {
+fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings) -> Option<usize> {
     let field = w[j].as_str();
     // A phone is a record as a number, a card as the one someone paid with, a name as the one
     // on an account.
@@ -813,9 +856,13 @@ fn field_of_record(w: &[String], j: usize, listing: bool, around: &Surroundings)
                 || (matches!(w.get(j + 1).map(String::as_str), Some("is" | "was"))
                     && !around.hypothetical
                     && w.get(j + 2).is_some_and(|n| n == "on")
-                    && w[j + 3..w.len().min(j + 11)]
+                    && (w[j + 3..w.len().min(j + 11)]
                         .iter()
-                        .any(|n| someone_elses_or_numbered(n))),
+                        .any(|n| someone_elses_or_numbered(n))
+                        || (w.get(j + 3).is_some_and(|n| n == "my")
+                            && w.get(j + 4)
+                                .is_some_and(|n| matches!(n.as_str(), "account" | "profile"))
+                            && w.len() == j + 5))),
             j,
         ),
         _ => (true, j),
@@ -855,13 +902,20 @@ fn field_of_record(w: &[String], j: usize, listing: bool, around: &Surroundings)
     }
     // "list all the orders shipped to 44 Maple Ave" lists a record whoever owns it; "the
     // history of the returns policy" and "the orders that qualify for free shipping" do not.
-    let a_record_listed = listing
+    let a_record_listed = asking.listing
         && RECORD_LISTS.contains(&field)
         && !matches!(
             next,
             Some("of" | "that" | "which" | "eligible" | "qualifying")
         );
-    let owned = a_record_listed || tied || belongs_to_record(w, j, last);
+    // Told, the field ends what is asked ("tell me my billing address please"), not "tell me
+    // my postcode qualifies for free delivery".
+    let told = asking.told
+        && !around.hypothetical
+        && w[last + 1..]
+            .iter()
+            .all(|n| matches!(n.as_str(), "please" | "pls" | "plz" | "thanks" | "now"));
+    let owned = a_record_listed || tied || belongs_to_record(w, j, last, told);
     owned.then_some(w.len().min(last + 4))
 }
 
@@ -1200,6 +1254,16 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
         .or_else(|| {
             rest.windows(2)
                 .position(|p| p[0] == "go" && p[1] == "through")
+        })
+        .or_else(|| {
+            // "is my parcel out for delivery today?"; "when is my order out for delivery ...?"
+            // asks the policy's times.
+            (word != "when")
+                .then(|| {
+                    rest.windows(3)
+                        .position(|p| p[0] == "out" && p[1] == "for" && p[2] == "delivery")
+                })
+                .flatten()
         })?;
     // "when will his parcel arrive if it went standard?" asks the policy's delivery times.
     let condition = rest.iter().any(|n| {
@@ -1287,26 +1351,31 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
                 .skip_while(|n| matches!(*n, "actually" | "already" | "finally" | "even"));
             matches!(reached.next(), Some("been" | "gone" | "come"))
                 && reached.next().is_some_and(|event| {
-                    DONE.contains(&event)
-                        || matches!(
-                            event,
-                            "processed"
-                                | "issued"
-                                | "paid"
-                                | "sent"
-                                | "approved"
-                                | "received"
-                                | "cleared"
-                                | "through"
-                                | "refunded"
-                                | "credited"
-                                | "accepted"
-                        )
+                    DONE.contains(&event) || ONE_RECORDS_EVENTS.contains(&event)
                 })
         };
+    // "was the refund for my blender processed?": one record, named by what it is for, and
+    // an event of it (not "was the delivery for my order free?").
+    let the_one_for = first == "the"
+        && rest.get(1).is_some_and(|n| {
+            SHIPMENTS.contains(&n.as_str())
+                || matches!(n.as_str(), "refund" | "return" | "payment" | "replacement")
+        })
+        && rest
+            .get(2)
+            .is_some_and(|n| matches!(n.as_str(), "for" | "of" | "on"))
+        && rest
+            .iter()
+            .skip(3)
+            .take(2)
+            .any(|n| POSSESSIVES.contains(&n.as_str()) || order_number(n))
+        && w[subject..]
+            .iter()
+            .any(|n| DONE.contains(&n.as_str()) || ONE_RECORDS_EVENTS.contains(&n.as_str()));
     let about_one = OWN_SUBJECTS.contains(&first)
         || POSSESSIVES.contains(&first)
         || pointed_to
+        || the_one_for
         || head.iter().any(|n| POSSESSIVES.contains(&n.as_str()))
         || numbered
         || (OTHER_SUBJECTS.contains(&first)
@@ -1348,12 +1417,15 @@ fn record_number(w: &[String], k: usize) -> bool {
 /// The field at `j` (its last word at `last`) is someone's: a person's possessive just before
 /// it ("his email", "Ana's phone number"), "my" before a history ("my order history"), a link to a record after it ("on file", "for the account", "on order
 /// 113-..."), a person right after it ("the card she paid with"), or other customers'.
-fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
+fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
     let before = &w[j.saturating_sub(3)..j];
     let someones = before
         .iter()
         .any(|word| word != "my" && POSSESSIVES.contains(&word.as_str()));
-    let own_record = OWN_RECORDS.contains(&w[j].as_str()) && before.iter().any(|word| word == "my");
+    // "my order history", or any field of the writer's the assistant is told to give ("tell
+    // me my billing address"): "my email" alone may be the one a question is about.
+    let own_record =
+        (OWN_RECORDS.contains(&w[j].as_str()) || told) && before.iter().any(|word| word == "my");
     if someones || own_record {
         return true;
     }
@@ -1371,6 +1443,21 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
                 .iter()
                 .any(|t| RECORD_NOUNS.contains(&t.as_str()) || someone_elses_or_numbered(t))
     });
+    // "the phone number you have for me", "the address you hold on file": what the company
+    // holds about someone.
+    let held = after.first().is_some_and(|n| n == "you")
+        && after
+            .get(1)
+            .is_some_and(|n| matches!(n.as_str(), "have" | "hold" | "keep" | "store" | "got"))
+        && after
+            .get(2)
+            .is_some_and(|n| matches!(n.as_str(), "for" | "on" | "about" | "in" | "of"))
+        && after.iter().skip(3).take(2).any(|n| {
+            matches!(
+                n.as_str(),
+                "me" | "us" | "him" | "her" | "them" | "my" | "file" | "record" | "records"
+            )
+        });
     let a_person = after.iter().take(2).any(|word| {
         THIRD_PERSON.contains(&word.as_str())
             || matches!(word.as_str(), "shes" | "hes" | "theyre" | "theyve")
@@ -1380,7 +1467,7 @@ fn belongs_to_record(w: &[String], j: usize, last: usize) -> bool {
             .iter()
             .any(|o| pair[0] == o[0] && pair[1] == o[1])
     });
-    linked || a_person || others
+    linked || held || a_person || others
 }
 
 /// After the field ending at `last`, "is my account registered under?", "is her order going

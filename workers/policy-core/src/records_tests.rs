@@ -332,3 +332,39 @@ fn passives_lists_dashes_and_lowercase_sentences_still_ask_for_a_record() {
         assert_eq!(requested_record(message), None, "{message}");
     }
 }
+
+#[test]
+fn fields_told_held_or_named_by_what_they_are_for_are_a_records() {
+    for message in [
+        // The writer's own field, told to the writer.
+        "give me my postcode on file please",
+        "read me back the email on order 70211",
+        // What the company holds about someone.
+        "What's the phone number you have for me?",
+        "what name is on my profile?",
+        // One shipment's state and one refund named by what it is for.
+        "is my package out for delivery today?",
+        "Has the refund for my lamp been paid?",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    for message in [
+        "Please check my zip code is in your delivery area.",
+        "Will you read my email? I sent photos of the damage to support.",
+        "Could you confirm my email address is safe after the breach?",
+        "What's the phone number you have for returns?",
+        "Tell me my options for a refund.",
+        "Did the refund for my order include the delivery fee?",
+        "Was the refund for my blender supposed to cover shipping?",
+        // From a review: a field told that a question goes on about, a company that has the
+        // writer do something, a statement's name, a policy's times, a record with no event.
+        "Can you tell me my postcode qualifies for free next-day delivery?",
+        "What's the address you have us send faulty items to?",
+        "What name is on my account statement when you take a payment?",
+        "When is my order out for delivery when I pick next-day at checkout?",
+        "Was the delivery for my order free under the summer promotion?",
+        "Was the order for my mum's birthday eligible for free gift wrap?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
