@@ -62,9 +62,9 @@ const OWN_RECORDS: &[&str] = &["history", "purchases", "details"];
 /// Histories and lists of a record, which listing or showing discloses.
 const RECORD_LISTS: &[&str] = &["history", "orders", "purchases"];
 /// Words that may stand between a verb and the field it asks for: articles, owners,
-/// quantities, "back" ("read me back the ..."), and the kinds of address, number or history ("the last four digits of", "a list
-/// of his", "the full shipping"). Any other word ends the object: "tell me the steps to change
-/// my address" asks for steps.
+/// quantities, "back" ("read me back the ..."), and the kinds of address, number or history
+/// ("the last four digits of", "a list of his", "the full shipping"). Any other word ends the
+/// object: "tell me the steps to change my address" asks for steps.
 const OBJECT_WORDS: &[&str] = &[
     "me",
     "us",
@@ -369,7 +369,8 @@ const SHIPMENT_STATES: &[&str] = &[
 const PERSONS: &[&str] = &["i", "we", "he", "she", "they"];
 /// A shipment's states that are done.
 const DONE: &[&str] = &["shipped", "dispatched", "arrived", "delivered", "left"];
-/// What happens to one refund or payment ("has that refund been processed?").
+/// What happens to one refund or payment ("has that refund been processed?"); with [`DONE`],
+/// [`an_event_of_one_record`].
 const ONE_RECORDS_EVENTS: &[&str] = &[
     "processed",
     "issued",
@@ -398,9 +399,10 @@ const RECORD_MARKS: &[&str] = &["me", "us", "i", "my", "his", "her", "their", "o
 /// ("did the policy change?", "has it gone up?"), a practice ("have you ever ..."), what was
 /// allowed or required ("was I entitled to ...?", "did I have to ...?", "was I liable for
 /// ...?", "was it my fault?", "was I within my rights ...?", "did my order qualify ...?"),
-/// what a rule covers ("did my warranty cover ...?"), what makes a difference ("did the payment method matter?"), or what the assistant itself
-/// said ("what did you mean?"). A condition anywhere in the clause does too ("did my parcel go
-/// by standard or express if I picked neither?").
+/// what a rule covers ("did my warranty cover ...?"), what makes a difference ("did the
+/// payment method matter?"), or what the assistant itself said ("what did you mean?"). A
+/// condition anywhere in the clause does too ("did my parcel go by standard or express if I
+/// picked neither?").
 const NOT_AN_EVENT: &[&str] = &[
     "change",
     "changed",
@@ -644,6 +646,16 @@ fn names_a_shipment(w: &[String]) -> bool {
                     && !matches!(n.as_str(), "service" | "services")
             })
     })
+}
+
+/// What one shipment, refund or payment went through: "shipped", "processed", "through".
+fn an_event_of_one_record(word: &str) -> bool {
+    DONE.contains(&word) || ONE_RECORDS_EVENTS.contains(&word)
+}
+
+/// A record's noun or a shipment's: "account", "file", "order", "parcel".
+fn a_records_noun(word: &str) -> bool {
+    RECORD_NOUNS.contains(&word) || SHIPMENTS.contains(&word)
 }
 
 /// Another person's ("his", "Ana's") or an order number ("44120", a redacted identifier).
@@ -1129,11 +1141,8 @@ fn record_anchor(w: &[String], from: usize) -> bool {
     (from..w.len().min(from + 5)).any(|k| {
         record_number(w, k)
             || (POSSESSIVES.contains(&w[k].as_str())
-                && w.get(k + 1).is_some_and(|n| {
-                    n == "card"
-                        || RECORD_NOUNS.contains(&n.as_str())
-                        || SHIPMENTS.contains(&n.as_str())
-                }))
+                && w.get(k + 1)
+                    .is_some_and(|n| n == "card" || a_records_noun(n)))
     })
 }
 
@@ -1255,15 +1264,12 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
             rest.windows(2)
                 .position(|p| p[0] == "go" && p[1] == "through")
         })
+        // "is my parcel out for delivery today?"; "when is my order out for delivery ...?"
+        // asks the policy's times.
         .or_else(|| {
-            // "is my parcel out for delivery today?"; "when is my order out for delivery ...?"
-            // asks the policy's times.
-            (word != "when")
-                .then(|| {
-                    rest.windows(3)
-                        .position(|p| p[0] == "out" && p[1] == "for" && p[2] == "delivery")
-                })
-                .flatten()
+            rest.windows(3)
+                .position(|p| p[0] == "out" && p[1] == "for" && p[2] == "delivery")
+                .filter(|_| word != "when")
         })?;
     // "when will his parcel arrive if it went standard?" asks the policy's delivery times.
     let condition = rest.iter().any(|n| {
@@ -1350,9 +1356,7 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
                 .map(String::as_str)
                 .skip_while(|n| matches!(*n, "actually" | "already" | "finally" | "even"));
             matches!(reached.next(), Some("been" | "gone" | "come"))
-                && reached.next().is_some_and(|event| {
-                    DONE.contains(&event) || ONE_RECORDS_EVENTS.contains(&event)
-                })
+                && reached.next().is_some_and(an_event_of_one_record)
         };
     // "was the refund for my blender processed?": one record, named by what it is for, and
     // an event of it (not "was the delivery for my order free?").
@@ -1369,9 +1373,7 @@ fn event_asked(w: &[String], at: usize) -> Option<String> {
             .skip(3)
             .take(2)
             .any(|n| POSSESSIVES.contains(&n.as_str()) || order_number(n))
-        && w[subject..]
-            .iter()
-            .any(|n| DONE.contains(&n.as_str()) || ONE_RECORDS_EVENTS.contains(&n.as_str()));
+        && w[subject..].iter().any(|n| an_event_of_one_record(n));
     let about_one = OWN_SUBJECTS.contains(&first)
         || POSSESSIVES.contains(&first)
         || pointed_to
@@ -1415,8 +1417,11 @@ fn record_number(w: &[String], k: usize) -> bool {
 }
 
 /// The field at `j` (its last word at `last`) is someone's: a person's possessive just before
-/// it ("his email", "Ana's phone number"), "my" before a history ("my order history"), a link to a record after it ("on file", "for the account", "on order
-/// 113-..."), a person right after it ("the card she paid with"), or other customers'.
+/// it ("his email", "Ana's phone number"), "my" before a history ("my order history") or
+/// before any field the writer is `told` ("tell me my billing address"), a link to a record
+/// after it ("on file", "for the account", "on order 113-..."), what the company has for
+/// someone ("the phone number you have for me"), a person right after it ("the card she paid
+/// with"), or other customers'.
 fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
     let before = &w[j.saturating_sub(3)..j];
     let someones = before
@@ -1479,7 +1484,7 @@ fn records_own(w: &[String], last: usize) -> bool {
     let rest = &w[w.len().min(last + 4)..];
     matches!(after(1), "is" | "are" | "was" | "were")
         && POSSESSIVES.contains(&after(2))
-        && (RECORD_NOUNS.contains(&after(3)) || SHIPMENTS.contains(&after(3)))
+        && a_records_noun(after(3))
         && (1..=2).contains(&rest.len())
         && rest.iter().all(|n| {
             matches!(
