@@ -54,6 +54,8 @@ const RECORD_FIELDS: &[&str] = &[
     "totals",
     "balance",
     "database",
+    "date",
+    "dates",
 ];
 /// Fields that are the writer's record with a bare "my" ("my order history", "my purchases",
 /// "my account details"); the others need more ("my email" is also the writer's address for a
@@ -140,6 +142,10 @@ const OBJECT_WORDS: &[&str] = &[
     "loyalty",
     "points",
     "customer",
+    "expected",
+    "estimated",
+    "dispatch",
+    "arrival",
 ];
 /// A noun after the field makes it a topic or a part of the site ("the orders policy", "my
 /// phone company", "the card number field").
@@ -594,6 +600,8 @@ pub fn requested_record(message: &str) -> Option<String> {
             (0..w.len()).find_map(|at| {
                 field_asked(w, at, &around)
                     .or_else(|| act_asked(w, at, &around))
+                    .or_else(|| amount_asked(w, at, &around))
+                    .or_else(|| contents_asked(w, at, &around))
                     .or_else(|| status_asked(w, at, &around))
                     .or_else(|| event_asked(w, at))
             })
@@ -877,6 +885,17 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
                             && w.len() == j + 5))),
             j,
         ),
+        // "the expected delivery date for my order 90112": a date is a record as one event of a
+        // shipment's, not "the cut-off date" nor "the date on the receipt" (a rule, a part).
+        "date" | "dates" => (
+            j > 0
+                && matches!(
+                    w[j - 1].as_str(),
+                    "delivery" | "dispatch" | "arrival" | "shipping"
+                )
+                && !around.hypothetical,
+            j,
+        ),
         _ => (true, j),
     };
     let next = w.get(last + 1).map(String::as_str);
@@ -960,6 +979,10 @@ fn addressed_to_assistant(w: &[String], at: usize) -> bool {
         Some("you" | "u" | "please" | "pls" | "plz" | "kindly")
     ) || (matches!(previous(2), Some("you" | "u"))
         && matches!(previous(1), Some("just" | "to" | "simply")))
+        // "I am writing to ask you kindly to confirm ...".
+        || (matches!(previous(3), Some("you" | "u"))
+            && matches!(previous(2), Some("kindly" | "please"))
+            && previous(1) == Some("to"))
 }
 
 /// "I need to see ...", "I'd like to know ...", "let me see ...": the word at `at` ends one.
@@ -1086,6 +1109,217 @@ fn act_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     (delivery_asked && someones_delivery(w, at)).then(|| phrase(at + 6))
 }
 
+/// What "how many" may count of someone's: "how many orders have I placed?".
+const COUNTED: &[&str] = &[
+    "orders",
+    "purchases",
+    "items",
+    "things",
+    "times",
+    "returns",
+    "refunds",
+    "parcels",
+    "packages",
+];
+
+/// "how much did I spend with you last year?", "how many orders have I placed?", "can you look
+/// up how many orders I've placed?", "how much did my son's order cost?": a sum or a count of
+/// someone's purchases, which only their record holds. The act follows its subject straight
+/// away, so "how much did I need to spend for free delivery?" and "how much do I have to pay
+/// for a return?" ask what a rule requires, and "how many orders can I return at once?" a
+/// limit. Not with a condition ("how much did I spend to get free shipping?", "if ...") or
+/// another question in the message ("how many returns have I made - is there a limit?").
+fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
+    if around.hypothetical || around.other_question {
+        return None;
+    }
+    if let Some(end) = price_paid(w, at) {
+        return Some(w[at..=end].join(" "));
+    }
+    let kind = w.get(at + 1).map(String::as_str);
+    let many = kind == Some("many");
+    let asked = opens(w, at) || disclosing_before(w, at);
+    if w[at] != "how" || !(many || kind == Some("much")) || !asked {
+        return None;
+    }
+    let mut k = at + 2;
+    if many {
+        if !w.get(k).is_some_and(|n| COUNTED.contains(&n.as_str())) {
+            return None;
+        }
+        k += 1;
+    }
+    let auxiliary = w
+        .get(k)
+        .map(String::as_str)
+        .filter(|n| matches!(*n, "did" | "have" | "has" | "had"));
+    k += usize::from(auxiliary.is_some());
+    // The subject: a person ("I", "she"), or someone's thing or relative ("my son", "Ana's").
+    let subject = w.get(k)?.as_str();
+    let owned = POSSESSIVES.contains(&subject) || w.get(k + 1).is_some_and(|n| n == "s");
+    // "how many orders I've placed": the perfect in the contraction.
+    let perfect = matches!(subject, "ive" | "weve" | "theyve");
+    let base = auxiliary == Some("did");
+    let acts: &[&str] = match (many, base) {
+        (false, true) => &["spend", "pay", "cost"],
+        (false, false) => &["spent", "paid"],
+        (true, true) => &[
+            "order", "buy", "purchase", "place", "make", "return", "send",
+        ],
+        (true, false) => &[
+            "ordered",
+            "bought",
+            "purchased",
+            "placed",
+            "made",
+            "returned",
+            "sent",
+        ],
+    };
+    // "tell me how many orders I have placed": the perfect after its subject.
+    let have_after = auxiliary.is_none()
+        && w.get(k + 1)
+            .is_some_and(|n| matches!(n.as_str(), "have" | "has" | "had"));
+    k += if PERSONS.contains(&subject) || perfect {
+        1 + usize::from(have_after)
+    } else if owned {
+        // The act follows the owner's noun: "my son's order cost" is "my son s order cost".
+        (1..5).find(|&n| {
+            w.get(k + n)
+                .is_some_and(|word| acts.contains(&word.as_str()))
+        })?
+    } else {
+        return None;
+    };
+    let act = w.get(k)?.as_str();
+    // "cost" is what someone's thing cost ("how much did my order cost?"), not "how much did
+    // it cost?".
+    let counted = acts.contains(&act) && (act != "cost" || owned);
+    (counted && !condition_follows(w, k) && !goes_on_as_subject(w, k + 1))
+        .then(|| w[at..=k].join(" "))
+}
+
+/// "what was the price I paid for the jacket?", "what's the total we spent last year": an
+/// amount someone paid, asked at `at`; where the act is. Not "what is the price I pay for
+/// express?" (what it costs) nor "what was the amount I paid back?".
+fn price_paid(w: &[String], at: usize) -> Option<usize> {
+    let word = w[at].as_str();
+    let asked = opens(w, at) || disclosing_before(w, at);
+    let verb = usize::from(word == "what");
+    if !asked
+        || !matches!(word, "what" | "whats")
+        || (verb == 1
+            && !w
+                .get(at + 1)
+                .is_some_and(|n| matches!(n.as_str(), "was" | "is")))
+    {
+        return None;
+    }
+    let noun = at + 1 + verb + usize::from(w.get(at + 1 + verb).is_some_and(|n| n == "the"));
+    if !w
+        .get(noun)
+        .is_some_and(|n| matches!(n.as_str(), "price" | "cost" | "amount" | "total" | "sum"))
+    {
+        return None;
+    }
+    let subject = noun + 1 + usize::from(w.get(noun + 1).is_some_and(|n| n == "that"));
+    let act = subject + 1;
+    let paid = w
+        .get(subject)
+        .is_some_and(|n| PERSONS.contains(&n.as_str()))
+        && w.get(act)
+            .is_some_and(|n| matches!(n.as_str(), "paid" | "spent"))
+        // It ends the clause or names what was paid for, when, or with what: not "the total I
+        // paid back", "the total I paid including vat supposed to show on the invoice".
+        && w.get(act + 1).is_none_or(|n| {
+            matches!(
+                n.as_str(),
+                "for" | "on" | "in" | "with" | "last" | "this" | "yesterday" | "when" | "please"
+            )
+        });
+    (paid && !condition_follows(w, act)).then_some(act)
+}
+
+/// Words that may follow a shipment ending its noun phrase: "what was in my order from last
+/// week", "what's in the parcel you sent me".
+const ENDS_A_SHIPMENT: &[&str] = &[
+    "for",
+    "from",
+    "to",
+    "that",
+    "i",
+    "you",
+    "we",
+    "please",
+    "pls",
+    "last",
+    "this",
+    "yesterday",
+    "today",
+    "on",
+    "again",
+];
+
+/// "how many orders have I placed matters for the tier?", "what was in my order does not
+/// matter": the phrase ending before `end` is the subject of a verb that follows it, not what
+/// is asked.
+fn goes_on_as_subject(w: &[String], end: usize) -> bool {
+    w.get(end).is_some_and(|n| {
+        matches!(
+            n.as_str(),
+            "matters" | "matter" | "does" | "doesnt" | "counts" | "decides" | "affects" | "is"
+        )
+    })
+}
+
+/// Things one shipment holds: "what items were in my last order?".
+const CONTENTS: &[&str] = &["items", "products", "things", "stuff", "goods"];
+
+/// "what items were in my last order?", "what's in parcel JD0002231?", "the parcel for my
+/// flatmate - what's in it?", "tell me what was in my order": what one shipment held, which
+/// only its record knows. Not "what's in my order confirmation email?" (a part of the order),
+/// "what is in a standard order?" (any one) nor "what's in my order if I ...".
+fn contents_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
+    let word = w[at].as_str();
+    let counted = w
+        .get(at + 1)
+        .is_some_and(|n| CONTENTS.contains(&n.as_str()));
+    if !(matches!(word, "what" | "whats") || (word == "which" && counted))
+        || around.hypothetical
+        || around.other_question
+        || !(opens(w, at) || disclosing_before(w, at))
+    {
+        return None;
+    }
+    let mut k = at + 1 + usize::from(counted);
+    // "what's in": the verb is in the contraction, unless a noun came between.
+    if word != "whats" || k > at + 1 {
+        if !w
+            .get(k)
+            .is_some_and(|n| matches!(n.as_str(), "is" | "was" | "were" | "are"))
+        {
+            return None;
+        }
+        k += 1;
+    }
+    if w.get(k).is_none_or(|n| n != "in") {
+        return None;
+    }
+    // The shipment ends what is asked ("what's in my daughter's order 40021 please"), so "what's
+    // in my delivery pass?" names a service and "what is in my parcel when I choose eco
+    // packaging" a rule.
+    let named = one_shipment(w, k + 1, k + 5).filter(|&s| {
+        let end = s + 1 + usize::from(w.get(s + 1).is_some_and(|n| order_number(n)));
+        w.get(end)
+            .is_none_or(|n| ENDS_A_SHIPMENT.contains(&n.as_str()))
+            && !condition_follows(w, s)
+            && !goes_on_as_subject(w, end)
+    });
+    // "it" for a shipment an earlier clause named, ending the question.
+    let it = around.shipment_named && w.get(k + 1).is_some_and(|n| n == "it") && w.len() == k + 2;
+    (named.is_some() || it).then(|| w[at..w.len().min(k + 4)].join(" "))
+}
+
 /// "I need a full list of ...", "we want an export of ...": the writer states a want of the
 /// thing at `at`, in a clause that is not a question ("do I need a list of ...?", "how can I get
 /// a list of ...?" ask how).
@@ -1177,6 +1411,23 @@ fn order_number(word: &str) -> bool {
     digits >= 4 || (digits > 0 && word.chars().any(|c| c.is_alphabetic()))
 }
 
+/// Where one shipment is named from `from` up to `to`: owned ("my order", "Ana's parcel") or
+/// numbered ("order 88231"), and not a part of something else ("my order number on the
+/// receipt").
+fn one_shipment(w: &[String], from: usize, to: usize) -> Option<usize> {
+    (from..w.len().min(to)).find(|&k| {
+        let numbered = w[k + 1..w.len().min(k + 3)].iter().any(|n| order_number(n));
+        // "his next delivery", "my latest order".
+        let owned = w[k.saturating_sub(2)..k]
+            .iter()
+            .any(|n| POSSESSIVES.contains(&n.as_str()));
+        let a_part = w
+            .get(k + 1)
+            .is_some_and(|n| SHIPMENT_PARTS.contains(&n.as_str()));
+        SHIPMENTS.contains(&w[k].as_str()) && (numbered || (owned && !a_part))
+    })
+}
+
 /// "where is my order?", "has my daughter's parcel shipped?", "status of order #88231",
 /// "when will his package arrive?": the state of one shipment, which only its record knows
 /// (not "when is my order accepted?", "when my order arrived it was damaged" or "how much does
@@ -1185,21 +1436,6 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
     let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
-    // One shipment, owned ("my order", "Ana's parcel") or numbered ("order 88231"), and not a
-    // part of something else ("my order number on the receipt").
-    let one_shipment = |from: usize, to: usize| {
-        (from..w.len().min(to)).find(|&k| {
-            let numbered = w[k + 1..w.len().min(k + 3)].iter().any(|n| order_number(n));
-            // "his next delivery", "my latest order".
-            let owned = w[k.saturating_sub(2)..k]
-                .iter()
-                .any(|n| POSSESSIVES.contains(&n.as_str()));
-            let a_part = w
-                .get(k + 1)
-                .is_some_and(|n| SHIPMENT_PARTS.contains(&n.as_str()));
-            SHIPMENTS.contains(&w[k].as_str()) && (numbered || (owned && !a_part))
-        })
-    };
     // "status of order #88231", "can you check the status of ...", "what's the status of ...";
     // not "how can I look up the status of my own order online?".
     let status_asked = opens(w, at)
@@ -1212,9 +1448,49 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
         let meaning = w[at..]
             .iter()
             .any(|n| matches!(n.as_str(), "mean" | "means" | "meaning"));
-        return one_shipment(at + 2, at + 5)
+        return one_shipment(w, at + 2, at + 5)
             .filter(|_| !meaning)
             .map(|k| phrase(k + 2));
+    }
+    // "can you check if order 10293 was delivered?", "confirm whether my package is sent
+    // already": the state of one shipment, done, asked of the assistant. Not "tell me if my
+    // order is delivered on Sundays" (no past, no "already").
+    if matches!(word, "if" | "whether") && disclosing_before(w, at) && !around.other_question {
+        let shipment = one_shipment(w, at + 1, at + 5)?;
+        let rest = &w[shipment + 1..w.len().min(shipment + 7)];
+        let done = rest
+            .iter()
+            .position(|n| DONE.contains(&n.as_str()) || n == "sent")?;
+        // "was delivered", "has shipped", or a bare past ("if my order 66120 shipped").
+        let perfect = rest[..done]
+            .iter()
+            .any(|n| matches!(n.as_str(), "was" | "were" | "has" | "have" | "had" | "been"))
+            || rest[..done].iter().all(|n| order_number(n));
+        let already = w[shipment + 1..]
+            .iter()
+            .any(|n| matches!(n.as_str(), "already" | "yet"));
+        // What follows the state makes it a rule's condition: "... has shipped already I can
+        // still cancel it", "... has been delivered to a locker counts as delivered".
+        let condition = w[shipment + 1..].iter().any(|n| {
+            matches!(
+                n.as_str(),
+                "if" | "usually"
+                    | "normally"
+                    | "supposed"
+                    | "then"
+                    | "when"
+                    | "once"
+                    | "still"
+                    | "can"
+                    | "could"
+                    | "counts"
+                    | "count"
+                    | "means"
+                    | "treated"
+                    | "qualifies"
+            )
+        });
+        return ((perfect || already) && !condition).then(|| phrase(shipment + 2 + done));
     }
     let opening = opens(w, at);
     if opening && (word == "wheres" || (word == "where" && matches!(next, Some("is" | "are")))) {
@@ -1226,7 +1502,7 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
                 "if" | "usually" | "normally" | "supposed" | "likely"
             )
         });
-        return one_shipment(start, start + 3)
+        return one_shipment(w, start, start + 3)
             .filter(|_| !condition)
             .map(|k| phrase(k + 1));
     }
@@ -1245,7 +1521,7 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     }
     // The shipment, or "it" standing for one an earlier clause named ("the parcel for my
     // flatmate - has it been dispatched yet?").
-    let (shipment, named) = match one_shipment(at + 1, at + 6) {
+    let (shipment, named) = match one_shipment(w, at + 1, at + 6) {
         Some(k) => (k, true),
         None if asks_state
             && around.shipment_named

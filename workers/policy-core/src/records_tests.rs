@@ -368,3 +368,51 @@ fn fields_told_held_or_named_by_what_they_are_for_are_a_records() {
         assert_eq!(requested_record(message), None, "{message}");
     }
 }
+
+#[test]
+fn amounts_contents_dates_and_checked_states_of_ones_purchases_are_a_records() {
+    for message in [
+        "How much did I spend with you last year in total?",
+        "how many orders have I placed since 2023?",
+        "Can you look up how many orders I've placed since I joined?",
+        "how much did my son's order cost",
+        "What was the price I paid for the jacket in my order last week?",
+        "what items were in my last order, I lost the email",
+        "What's in parcel JD0002231?",
+        "The parcel for my flatmate - what's in it?",
+        "can you check if order 10293 was delivered to the right house",
+        "Please confirm whether my package is sent already.",
+        "I am writing to ask you kindly to confirm if my package with the shoes is sent already.",
+        "What's the expected delivery date for my order 90112?",
+        // From a review: an owner's "'s", a bare past, the perfect after its subject.
+        "confirm if my husband's parcel was sent already",
+        "Check if my order 66120 shipped.",
+        "tell me how many orders I have placed",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    for message in [
+        "How much did I need to spend to get free delivery?",
+        "how much do I have to pay for a return label?",
+        "How much did it cost to send parcels abroad in 2024?",
+        "how many orders can I return at once?",
+        "How many returns have I made this year - is there a limit?",
+        "What is the price I pay for express delivery?",
+        "What's in the box when I buy the starter kit?",
+        "What's in my order confirmation email?",
+        "Tell me if my order is delivered on Sundays.",
+        "What is the cut-off date for orders to arrive by Christmas?",
+        "What's the delivery date for my order if I pick express?",
+        "If I spend £50, how much did I save?",
+        // From a review: a service named like a shipment, a rule's condition after the state
+        // or the contents, an amount a rule is about, a phrase that is a subject.
+        "what's in my delivery pass? I just signed up and don't know the benefits",
+        "what is in my parcel when I choose eco packaging, is it plastic free",
+        "Please tell me if my order has shipped already I can still cancel it or not",
+        "could you tell me whether my parcel has been delivered to a locker counts as delivered",
+        "what's the total I paid including vat supposed to show on the invoice",
+        "how many orders have i placed matters for the loyalty tier?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
