@@ -332,6 +332,56 @@ const RECORDED_PAST: &[&str] = &[
     "spent",
     "redeemed",
 ];
+/// Words that make what is said of a field a requirement or a condition: "... supposed to
+/// include", "... needs to match", "... if I move".
+const REQUIRED: &[&str] = &[
+    "supposed", "need", "needs", "should", "have", "has", "must", "if", "required", "allowed",
+];
+/// People a shipment may be for: "the parcel for my mum", "the order for my boss".
+const PEOPLE: &[&str] = &[
+    "mum",
+    "mom",
+    "mother",
+    "dad",
+    "father",
+    "parents",
+    "son",
+    "daughter",
+    "kids",
+    "child",
+    "children",
+    "wife",
+    "husband",
+    "partner",
+    "girlfriend",
+    "boyfriend",
+    "fiance",
+    "fiancee",
+    "brother",
+    "sister",
+    "aunt",
+    "uncle",
+    "nan",
+    "gran",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "grandson",
+    "granddaughter",
+    "nephew",
+    "niece",
+    "cousin",
+    "friend",
+    "flatmate",
+    "roommate",
+    "neighbour",
+    "neighbor",
+    "boss",
+    "colleague",
+    "coworker",
+    "client",
+];
 /// Things that ship.
 const SHIPMENTS: &[&str] = &[
     "order", "parcel", "package", "delivery", "shipment", "orders", "parcels", "packages",
@@ -885,6 +935,11 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
                             && w.len() == j + 5))),
             j,
         ),
+        // "the return address for my parcel" is the company's, where returns go.
+        "address" | "addresses" => (
+            j == 0 || !matches!(w[j - 1].as_str(), "return" | "returns"),
+            j,
+        ),
         // "the expected delivery date for my order 90112": a date is a record as one event of a
         // shipment's, not "the cut-off date" nor "the date on the receipt" (a rule, a part).
         "date" | "dates" => (
@@ -946,7 +1001,15 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
         && w[last + 1..]
             .iter()
             .all(|n| matches!(n.as_str(), "please" | "pls" | "plz" | "thanks" | "now"));
-    let owned = a_record_listed || tied || belongs_to_record(w, j, last, told);
+    // "what's the refund amount for my order if I return only one item?" asks what a rule
+    // would give: a condition on the field, right after it (not "a list of her orders so I can
+    // see if ...", the writer's purpose).
+    let conditioned = w[last + 1..w.len().min(last + 7)]
+        .iter()
+        .take_while(|n| !matches!(n.as_str(), "so" | "because" | "see" | "check" | "know"))
+        .any(|n| matches!(n.as_str(), "if" | "unless" | "provided" | "providing"));
+    let owned =
+        a_record_listed || tied || (belongs_to_record(w, j, last, told) && (!conditioned || told));
     owned.then_some(w.len().min(last + 4))
 }
 
@@ -1411,16 +1474,26 @@ fn order_number(word: &str) -> bool {
     digits >= 4 || (digits > 0 && word.chars().any(|c| c.is_alphabetic()))
 }
 
-/// Where one shipment is named from `from` up to `to`: owned ("my order", "Ana's parcel") or
-/// numbered ("order 88231"), and not a part of something else ("my order number on the
-/// receipt").
+/// Where one shipment is named from `from` up to `to`: owned ("my order", "Ana's parcel", "the
+/// parcel for my mum") or numbered ("order 88231"), and not a part of something else ("my
+/// order number on the receipt").
 fn one_shipment(w: &[String], from: usize, to: usize) -> Option<usize> {
     (from..w.len().min(to)).find(|&k| {
         let numbered = w[k + 1..w.len().min(k + 3)].iter().any(|n| order_number(n));
-        // "his next delivery", "my latest order".
-        let owned = w[k.saturating_sub(2)..k]
-            .iter()
-            .any(|n| POSSESSIVES.contains(&n.as_str()));
+        // "his next delivery", "my latest order", "the parcel for my mum" or "for Ana's" (not
+        // "the delivery for my area" nor "for my apartment block", a rule's).
+        let for_someone = k > 0
+            && w[k - 1] == "the"
+            && w.get(k + 1).is_some_and(|n| n == "for")
+            && ((w
+                .get(k + 2)
+                .is_some_and(|n| POSSESSIVES.contains(&n.as_str()))
+                && w.get(k + 3).is_some_and(|n| PEOPLE.contains(&n.as_str())))
+                || w.get(k + 3).is_some_and(|n| n == "s"));
+        let owned = for_someone
+            || w[k.saturating_sub(2)..k]
+                .iter()
+                .any(|n| POSSESSIVES.contains(&n.as_str()));
         let a_part = w
             .get(k + 1)
             .is_some_and(|n| SHIPMENT_PARTS.contains(&n.as_str()));
@@ -1720,9 +1793,15 @@ fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
         RECORD_LINKS.contains(&word.as_str())
             && !any_one
             && !target.iter().any(|t| COMPANY.contains(&t.as_str()))
-            && target
+            && (target
                 .iter()
                 .any(|t| RECORD_NOUNS.contains(&t.as_str()) || someone_elses_or_numbered(t))
+                // "the arrival date of my parcel": someone's shipment; not "what is the address
+                // on my parcel supposed to include?", a requirement.
+                || (target.windows(2).any(|pair| {
+                    POSSESSIVES.contains(&pair[0].as_str())
+                        && SHIPMENTS.contains(&pair[1].as_str())
+                }) && !after.iter().any(|n| REQUIRED.contains(&n.as_str()))))
     });
     // "the phone number you have for me", "the address you hold on file": what the company
     // holds about someone.

@@ -388,6 +388,10 @@ fn amounts_contents_dates_and_checked_states_of_ones_purchases_are_a_records() {
         "confirm if my husband's parcel was sent already",
         "Check if my order 66120 shipped.",
         "tell me how many orders I have placed",
+        // A shipment for someone, a date of someone's shipment.
+        "where is the parcel for my mum?",
+        "what's in the package for my son?",
+        "What's the estimated arrival date of my parcel?",
     ] {
         assert!(requested_record(message).is_some(), "{message}");
     }
@@ -412,6 +416,11 @@ fn amounts_contents_dates_and_checked_states_of_ones_purchases_are_a_records() {
         "could you tell me whether my parcel has been delivered to a locker counts as delivered",
         "what's the total I paid including vat supposed to show on the invoice",
         "how many orders have i placed matters for the loyalty tier?",
+        "where is the delivery for my apartment block left, in the lobby?",
+        "when will the delivery for my region switch to next-day?",
+        "what is the address on my parcel supposed to include, flat number too?",
+        "tell me the return address for my parcel pls",
+        "what's the refund amount for my order if i return only one item from a bundle?",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
     }
