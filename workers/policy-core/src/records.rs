@@ -1474,6 +1474,10 @@ fn order_number(word: &str) -> bool {
     digits >= 4 || (digits > 0 && word.chars().any(|c| c.is_alphabetic()))
 }
 
+/// Words after a shipment that make a question about it one about the rules: "where is my
+/// parcel usually left?", "when will his parcel arrive if it went standard?".
+const RULES_CONDITIONS: &[&str] = &["if", "usually", "normally", "supposed"];
+
 /// Where one shipment is named from `from` up to `to`: owned ("my order", "Ana's parcel", "the
 /// parcel for my mum") or numbered ("order 88231"), and not a part of something else ("my
 /// order number on the receipt").
@@ -1545,23 +1549,21 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
         // What follows the state makes it a rule's condition: "... has shipped already I can
         // still cancel it", "... has been delivered to a locker counts as delivered".
         let condition = w[shipment + 1..].iter().any(|n| {
-            matches!(
-                n.as_str(),
-                "if" | "usually"
-                    | "normally"
-                    | "supposed"
-                    | "then"
-                    | "when"
-                    | "once"
-                    | "still"
-                    | "can"
-                    | "could"
-                    | "counts"
-                    | "count"
-                    | "means"
-                    | "treated"
-                    | "qualifies"
-            )
+            RULES_CONDITIONS.contains(&n.as_str())
+                || matches!(
+                    n.as_str(),
+                    "then"
+                        | "when"
+                        | "once"
+                        | "still"
+                        | "can"
+                        | "could"
+                        | "counts"
+                        | "count"
+                        | "means"
+                        | "treated"
+                        | "qualifies"
+                )
         });
         return ((perfect || already) && !condition).then(|| phrase(shipment + 2 + done));
     }
@@ -1569,12 +1571,9 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     if opening && (word == "wheres" || (word == "where" && matches!(next, Some("is" | "are")))) {
         let start = at + 1 + usize::from(word == "where");
         // "where is my parcel likely to be if ...", "where are my parcels left if I'm out?"
-        let condition = w[start..].iter().any(|n| {
-            matches!(
-                n.as_str(),
-                "if" | "usually" | "normally" | "supposed" | "likely"
-            )
-        });
+        let condition = w[start..]
+            .iter()
+            .any(|n| RULES_CONDITIONS.contains(&n.as_str()) || n == "likely");
         return one_shipment(w, start, start + 3)
             .filter(|_| !condition)
             .map(|k| phrase(k + 1));
@@ -1621,12 +1620,9 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
                 .filter(|_| word != "when")
         })?;
     // "when will his parcel arrive if it went standard?" asks the policy's delivery times.
-    let condition = rest.iter().any(|n| {
-        matches!(
-            n.as_str(),
-            "if" | "usually" | "normally" | "supposed" | "then"
-        )
-    });
+    let condition = rest
+        .iter()
+        .any(|n| RULES_CONDITIONS.contains(&n.as_str()) || n == "then");
     // "is my order delivered by courier?" and "has it come into effect?" ask how things go.
     // "Is my order arriving today?" asks one shipment's day when the question ends on it
     // ("... or not", "... or what"); "has it shipped yet?" one shipment's state, done.
