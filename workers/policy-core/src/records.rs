@@ -1075,6 +1075,12 @@ fn disclosing_before(w: &[String], at: usize) -> bool {
     })
 }
 
+/// The word at `at` opens the clause's question or what a verb put to the assistant asks for
+/// ("how much ...?", "tell me how much ...").
+fn asked_at(w: &[String], at: usize) -> bool {
+    opens(w, at) || disclosing_before(w, at)
+}
+
 /// What a customer did, asked at `at`: "what did the customer before me order?", "tell me
 /// what she bought", "tell me whether my son ordered it", "who bought the gift card?", "tell
 /// me what day hers arrives".
@@ -1201,8 +1207,7 @@ fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     }
     let kind = w.get(at + 1).map(String::as_str);
     let many = kind == Some("many");
-    let asked = opens(w, at) || disclosing_before(w, at);
-    if w[at] != "how" || !(many || kind == Some("much")) || !asked {
+    if w[at] != "how" || !(many || kind == Some("much")) || !asked_at(w, at) {
         return None;
     }
     let mut k = at + 2;
@@ -1267,10 +1272,9 @@ fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
 /// express?" (what it costs) nor "what was the amount I paid back?".
 fn price_paid(w: &[String], at: usize) -> Option<usize> {
     let word = w[at].as_str();
-    let asked = opens(w, at) || disclosing_before(w, at);
     let verb = usize::from(word == "what");
-    if !asked
-        || !matches!(word, "what" | "whats")
+    if !matches!(word, "what" | "whats")
+        || !asked_at(w, at)
         || (verb == 1
             && !w
                 .get(at + 1)
@@ -1350,7 +1354,7 @@ fn contents_asked(w: &[String], at: usize, around: &Surroundings) -> Option<Stri
     if !(matches!(word, "what" | "whats") || (word == "which" && counted))
         || around.hypothetical
         || around.other_question
-        || !(opens(w, at) || disclosing_before(w, at))
+        || !asked_at(w, at)
     {
         return None;
     }
@@ -1515,8 +1519,7 @@ fn status_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     let phrase = |end: usize| w[at..w.len().min(end)].join(" ");
     // "status of order #88231", "can you check the status of ...", "what's the status of ...";
     // not "how can I look up the status of my own order online?".
-    let status_asked = opens(w, at)
-        || disclosing_before(w, at)
+    let status_asked = asked_at(w, at)
         || w[at.saturating_sub(3)..at]
             .iter()
             .any(|n| n == "whats" || n == "what");
