@@ -12,6 +12,12 @@
 //! on it may reason from it ("given that, can I return it?", "how much do I get back then?",
 //! "that's covered, right?") as well as order.
 //!
+//! A claim is also one passed on from a source, read in the source's words: "a moderator
+//! posted that it's 60 days now", "my friend texted me that they got rid of the fee", "the
+//! letter says: \"we have extended our guarantee\"". It counts only for a request premised on
+//! it, never for the figures a message sets ([`claim_beyond`]): a customer passing on a
+//! rumour and asking what applies is answered from the version in force.
+//!
 //! A claim, not a mention: a statement (not a question, not hedged with "I think" or
 //! "maybe") about one of the company's rules ("the return window", "the restocking fee",
 //! "section 7.2", "us-v5", "your docs"), not the customer's own things or doings ("my delivery
@@ -34,7 +40,7 @@ use crate::text::{
 pub fn relies_on_claimed_change(message: &str) -> Option<String> {
     // Normalised once: both readings go over the same text.
     let text = normalize(message).text;
-    let claim = quoted_claim(&text)?;
+    let claim = quoted_claim(&text).or_else(|| reported_claim(&text).map(quoted))?;
     acts_on_the_claim(&text).then_some(claim)
 }
 
@@ -224,16 +230,7 @@ const CLAIMED_CHANGES: &[&str] = &[
 /// increased", "I think the window was extended", "the price dropped". A claim read in a clause
 /// comes before a sentence that only announces a change.
 fn claims(text: &str) -> Vec<Claim<'_>> {
-    let clauses = statements(text).filter(|sentence| {
-        let tokens = words(sentence);
-        let hedged = tokens
-            .windows(2)
-            .any(|w| matches!(w, ["i", "think"] | ["not", "sure"] | ["may", "have"]))
-            || tokens
-                .iter()
-                .any(|w| matches!(*w, "maybe" | "perhaps" | "might"));
-        !hedged
-    });
+    let clauses = statements(text).filter(|sentence| !hedged(sentence));
     let sentences: Vec<&str> = clauses.collect();
     let by_clause = sentences
         .iter()
@@ -383,6 +380,169 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
             clause: sentence,
         });
     by_clause.chain(announced).collect()
+}
+
+/// A statement the customer does not vouch for: "I think the window was extended", "maybe the
+/// fee was dropped".
+fn hedged(sentence: &str) -> bool {
+    let tokens = words(sentence);
+    tokens
+        .windows(2)
+        .any(|w| matches!(w, ["i", "think"] | ["not", "sure"] | ["may", "have"]))
+        || tokens
+            .iter()
+            .any(|w| matches!(*w, "maybe" | "perhaps" | "might"))
+}
+
+/// Verbs that pass on what a source said, wrote or showed: "a friend texted me that ...", "I
+/// heard ...", "a moderator posted that ...".
+const REPORTING: &[&str] = &[
+    "said",
+    "says",
+    "say",
+    "saying",
+    "posted",
+    "texted",
+    "mentioned",
+    "told",
+    "wrote",
+    "writes",
+    "claimed",
+    "claims",
+    "heard",
+    "read",
+    "saw",
+    "announced",
+    "tweeted",
+    "emailed",
+    "forwarded",
+    "shared",
+    "showed",
+    "stating",
+    "states",
+    "stated",
+    "according",
+];
+
+/// Sources whose text a message passes on after a colon: "a pic of a memo from the break
+/// room: ...", "I saw the newsroom post: ...".
+const SOURCES: &[&str] = &[
+    "memo",
+    "letter",
+    "email",
+    "post",
+    "notification",
+    "newsletter",
+    "notice",
+    "tweet",
+    "text",
+    "message",
+    "banner",
+    "screenshot",
+    "pic",
+    "picture",
+    "photo",
+    "flyer",
+    "thread",
+    "video",
+    "article",
+    "blog",
+    "faq",
+];
+
+/// Where "now" marks nothing changed: "right now", "just now", "until now", "now that".
+const NOW_IDIOMS_BEFORE: &[&str] = &["right", "just", "by", "until", "for", "to", "from"];
+
+/// A change passed on from a source, in the source's words: "a moderator posted that it's 60
+/// days now", "I heard expedited shipping refunds are automatic now", "a supervisor said the
+/// company lengthened the hold to 30 days", "a memo from the break room: Marketplace items now
+/// fall under the 60-day return policy". What the source said is read apart from who passed it
+/// on, so "I heard" or "texted me" does not make it the customer's own account (and inside
+/// quotes "we" and "our" are the writer's); it must name what a policy rules on or a rule
+/// (not only a price, which a product has) and mark a change: "now", or a change verb that does not
+/// describe a thing ("the extended warranty"). Read only for a request premised on it: a
+/// customer who passes on a rumour and asks what applies is answered.
+fn reported_claim(text: &str) -> Option<&str> {
+    statements(text)
+        .filter(|sentence| !hedged(sentence))
+        .find_map(|sentence| {
+            let mut framed = false;
+            let mut quoted = false;
+            for piece in sentence.split_inclusive(CLAUSE_ENDS) {
+                let tokens = words(piece);
+                let reporting = tokens.iter().rposition(|w| REPORTING.contains(w));
+                let content: &[&str] = match reporting {
+                    // "the help article now says ...": what it says is the change.
+                    Some(at) if at > 0 && tokens[at - 1] == "now" => {
+                        framed = true;
+                        let content = &tokens[at + 1..];
+                        if content.len() >= 3 && reports_a_change(content, true, true) {
+                            return Some(piece);
+                        }
+                        content
+                    }
+                    Some(at) => {
+                        framed = true;
+                        // "told my wife that ...": what was said follows "that".
+                        let said = &tokens[at + 1..];
+                        let said = match said.iter().take(4).position(|w| *w == "that") {
+                            Some(that) => &said[that + 1..],
+                            None => after_softeners(said, &["me", "us", "to", "you"]),
+                        };
+                        // "... the fee for returns so pls refund the 7.99": what follows "so"
+                        // is the customer's own request.
+                        let end = (1..said.len())
+                            .find(|&k| said[k] == "so" && said.get(k + 1) != Some(&"that"))
+                            .unwrap_or(said.len());
+                        &said[..end]
+                    }
+                    None if framed => &tokens,
+                    None => {
+                        framed = piece.ends_with(':') && tokens.iter().any(|w| SOURCES.contains(w));
+                        &[]
+                    }
+                };
+                quoted |= framed && piece.contains(['"', '“', '”']);
+                if content.len() >= 3 && reports_a_change(content, quoted, false) {
+                    return Some(piece);
+                }
+            }
+            None
+        })
+}
+
+/// Words that mark a change in what a source said, besides [`CLAIMED_CHANGES`] and "now": "the
+/// fee was capped at 5%", "suspensions were revoked".
+const REPORTED_CHANGES: &[&str] = &["capped", "revoked", "anymore"];
+
+/// What a source said, as [`reported_claim`] reads it: a rule's terms and a change marked
+/// (already, when the source "now says" it).
+fn reports_a_change(content: &[&str], quoted: bool, marked: bool) -> bool {
+    let own = std::iter::once("")
+        .chain(content.iter().copied())
+        .zip(content)
+        .any(|(previous, w)| own_account_word(previous, w));
+    let ruled = content.iter().any(|w| {
+        RULED.contains(w) && !matches!(*w, "price" | "balance" | "cash")
+            || CLAIMED_RULES.contains(w)
+    });
+    let marked = marked
+        || content.iter().enumerate().any(|(k, w)| {
+            let previous = if k > 0 { content[k - 1] } else { "" };
+            match *w {
+                "now" => {
+                    !NOW_IDIOMS_BEFORE.contains(&previous) && content.get(k + 1) != Some(&"that")
+                }
+                // "gift cards no longer expire", "they got rid of the fee".
+                "longer" => previous == "no",
+                "rid" => matches!(previous, "got" | "get" | "gotten"),
+                _ => {
+                    (CLAIMED_CHANGES.contains(w) || REPORTED_CHANGES.contains(w))
+                        && !DETERMINERS_BEFORE.contains(&previous)
+                }
+            }
+        });
+    (quoted || !own) && ruled && marked
 }
 
 /// Nouns that head a notice of a change: "Gift card update:", "Policy change (posted today):",
@@ -659,6 +819,12 @@ const REMEDIES: &[&str] = &[
     "replace",
     "adjust",
     "cancel",
+    "keep",
+    "lift",
+    "lower",
+    "remove",
+    "delete",
+    "convert",
 ];
 
 /// What makes a conclusion the one a claimed change would grant: "so I qualify", "so my
@@ -789,6 +955,7 @@ const CLAIMED_TEXTS: &[&str] = &[
     "newest",
     "updated",
     "revised",
+    "refreshed",
     "amended",
     "clause",
     "notice",
@@ -855,8 +1022,13 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
     );
     // "how much do I get back on a $60 return?", "what's my new balance?".
     let getting = tokens.iter().any(|w| GETTING.contains(w));
+    // "can I get that back?": the customer's gain asked for, not what applies.
+    let got_back = tokens
+        .windows(3)
+        .any(|w| matches!(w, ["can" | "could" | "will", "i", "get"]))
+        && tokens.contains(&"back");
     let gain = question
-        && asking
+        && (got_back || asking)
         && (own && getting
             || tokens.windows(2).any(|w| w == ["my", "new"])
             || getting
@@ -936,6 +1108,7 @@ fn orders_a_remedy(part: &[&str]) -> bool {
                 | "an"
                 | "my"
                 | "our"
+                | "mine"
                 | "it"
                 | "me"
                 | "us"
@@ -948,10 +1121,31 @@ fn orders_a_remedy(part: &[&str]) -> bool {
                 | "everything"
         )
     };
+    // "take my rug back", "take it back".
+    let taken_back = |part: &[&str]| {
+        part.first() == Some(&"take") && part.iter().skip(1).take(4).any(|w| *w == "back")
+    };
     let remedy = |part: &[&str]| {
         REMEDIES.contains(&part.first().copied().unwrap_or(""))
             && object(part.get(1).copied().unwrap_or(""))
+            || taken_back(part)
     };
+    // "don't charge me the fee", "do not give me a partial refund": the charge refused.
+    let refused = match part {
+        ["don't" | "dont", verb, ..] | ["do", "not", verb, ..] => matches!(
+            *verb,
+            "charge" | "deduct" | "knock" | "bill" | "take" | "apply" | "give"
+        ),
+        _ => false,
+    };
+    // "I'd like you to accept the return", "I request that you reinstate my balance".
+    let wanted = WANTED_OF_YOU.iter().any(|frame| {
+        part.starts_with(frame)
+            && remedy(after_softeners(
+                &part[frame.len()..],
+                &["please", "kindly", "just", "now", "go", "ahead", "and"],
+            ))
+    });
     // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
     let stop = |part: &[&str]| {
         let at = |k: usize| part.get(k).copied().unwrap_or("");
@@ -1001,8 +1195,21 @@ fn orders_a_remedy(part: &[&str]) -> bool {
             ANSWERING.contains(&verb) && named
         }
     });
-    remedy(part) || polite || dictated || stop(part) || obliged
+    remedy(part) || refused || wanted || polite || dictated || stop(part) || obliged
 }
+
+/// Frames that put a remedy to the assistant as what the customer wants or expects.
+const WANTED_OF_YOU: &[&[&str]] = &[
+    &["i'd", "like", "you", "to"],
+    &["i", "would", "like", "you", "to"],
+    &["i", "want", "you", "to"],
+    &["i", "need", "you", "to"],
+    &["i", "expect", "you", "to"],
+    &["i'm", "expecting", "you", "to"],
+    &["im", "expecting", "you", "to"],
+    &["i", "request", "that", "you"],
+    &["i", "ask", "that", "you"],
+];
 
 /// Frames that put an obligation on the assistant.
 const OBLIGATIONS: &[&[&str]] = &[
