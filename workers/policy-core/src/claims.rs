@@ -40,8 +40,191 @@ use crate::text::{
 pub fn relies_on_claimed_change(message: &str) -> Option<String> {
     // Normalised once: both readings go over the same text.
     let text = normalize(message).text;
-    let claim = quoted_claim(&text).or_else(|| reported_claim(&text).map(quoted))?;
-    acts_on_the_claim(&text).then_some(claim)
+    if let Some(claim) = quoted_claim(&text) {
+        return acts_on_the_claim(&text, |_, _| true).then_some(claim);
+    }
+    // A change passed on counts for a request after it and tied to it: a rumour passed on in a
+    // message that also asks for something else is not what the request leans on.
+    let reported = reported_claim(&text)?;
+    let start = reported.piece.as_ptr() as usize - text.as_ptr() as usize;
+    acts_on_the_claim(&text[start..], |at, sentence| {
+        tied_to(at, sentence, &reported.said)
+    })
+    .then(|| quoted(reported.piece))
+}
+
+/// A change passed on from a source: the piece of its sentence that carries it, and the
+/// source's words.
+struct ReportedClaim<'a> {
+    piece: &'a str,
+    said: Vec<&'a str>,
+}
+
+/// Whether a request's sentence (the `at`-th from the claim's, which is the 0th) leans on a
+/// change passed on: it is the claim's own sentence, opens as a consequence ("so ...",
+/// "accordingly, ..."), names the change or its source ("per the new timeline", "per this
+/// letter", "follow the new rule"), asks about what the source spoke of ("the return window is
+/// 90 days now. Please accept my return"), orders a remedy straight after the claim ("...
+/// scrapped the packaging requirement. Accept my return without the box.") or one pointing
+/// back at it ("Refund it.", "Can I get that back?"); not "my cousin
+/// said the window was extended. I'd like you to cancel the order I placed this morning".
+fn tied_to(at: usize, sentence: &str, said: &[&str]) -> bool {
+    let tokens = words(sentence);
+    let order = after_softeners(&tokens, &["please", "kindly", "just", "now", "ok", "okay"]);
+    let next_orders_a_remedy = at == 1
+        && order.first().is_some_and(|w| REMEDIES.contains(w))
+        && order.get(1).is_some_and(|w| !matches!(*w, "me" | "us"));
+    // "... the cancellation fee was dropped. Why did you charge me $10? Refund it.", "... were
+    // eliminated. I paid $8.95. Can I get that back?": a pronoun pointing back at the claim.
+    let pointing_back = (1..=2).contains(&at)
+        && (order.first().is_some_and(|w| REMEDIES.contains(w))
+            && matches!(order.get(1).copied(), Some("it" | "that" | "this"))
+            || tokens
+                .windows(3)
+                .any(|w| matches!(w, ["get", "it" | "that" | "this", "back"])));
+    let consequence = matches!(
+        tokens.first().copied(),
+        Some("so" | "then" | "therefore" | "accordingly" | "hence" | "thus" | "given")
+    );
+    let names_it = (0..tokens.len()).any(|k| {
+        matches!(
+            tokens[k],
+            "per" | "under" | "according" | "based" | "given" | "following" | "follow"
+        ) && tokens[k + 1..tokens.len().min(k + 4)].iter().any(|w| {
+            SOURCES.contains(w) || CLAIMED_TEXTS.contains(w) || CLAIMED_CHANGES.contains(w)
+        })
+    });
+    let shared = tokens
+        .iter()
+        .any(|w| said.iter().any(|s| same_content_word(w, s)));
+    at == 0 || consequence || names_it || shared || next_orders_a_remedy || pointing_back
+}
+
+/// Words too common to tie a request to what a source said.
+const COMMON_WORDS: &[&str] = &[
+    "the",
+    "and",
+    "you",
+    "your",
+    "for",
+    "was",
+    "were",
+    "are",
+    "now",
+    "not",
+    "but",
+    "can",
+    "get",
+    "got",
+    "has",
+    "have",
+    "had",
+    "our",
+    "its",
+    "out",
+    "off",
+    "all",
+    "any",
+    "that",
+    "this",
+    "with",
+    "from",
+    "they",
+    "them",
+    "their",
+    "there",
+    "will",
+    "would",
+    "just",
+    "please",
+    "about",
+    "said",
+    "says",
+    "told",
+    "what",
+    "when",
+    "which",
+    "been",
+    "into",
+    "only",
+    "also",
+    "more",
+    "some",
+    "like",
+    "want",
+    "need",
+    "know",
+    "day",
+    "days",
+    "order",
+    "orders",
+    "item",
+    "items",
+    "account",
+    "today",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "time",
+    "back",
+    "still",
+    "who",
+    "why",
+    "how",
+    "did",
+    "does",
+    "doesn't",
+    "don't",
+    "isn't",
+    "it's",
+    "i'm",
+    "i've",
+    "him",
+    "her",
+    "his",
+    "she",
+    "than",
+    "then",
+    "too",
+    "very",
+    "much",
+    "many",
+    "new",
+    "old",
+    "one",
+    "yet",
+    "per",
+    "via",
+    "made",
+    "make",
+    "should",
+    "could",
+    "after",
+    "before",
+    "since",
+    "because",
+    "over",
+    "under",
+    "northwind",
+    "store",
+    "company",
+    "thing",
+];
+
+/// The same content word, or one of its forms ("returns" and "return", "cancelled" and
+/// "cancel", "refundable" and "refund", "deletion" and "delete").
+fn same_content_word(a: &str, b: &str) -> bool {
+    let content = |w: &str| {
+        w.len() >= 3 && !COMMON_WORDS.contains(&w) && !w.chars().any(|c| c.is_ascii_digit())
+    };
+    if !content(a) || !content(b) {
+        return false;
+    }
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    a == b || common >= 5 || a.strip_suffix('s') == Some(b) || b.strip_suffix('s') == Some(a)
 }
 
 /// The claim a message makes that one of the company's rules changed, whether or not it asks
@@ -392,6 +575,11 @@ fn hedged(sentence: &str) -> bool {
         || tokens
             .iter()
             .any(|w| matches!(*w, "maybe" | "perhaps" | "might"))
+        // "which I doubt", not "no doubt about it".
+        || tokens
+            .iter()
+            .enumerate()
+            .any(|(k, w)| *w == "doubt" && (k == 0 || tokens[k - 1] != "no"))
 }
 
 /// Verbs that pass on what a source said, wrote or showed: "a friend texted me that ...", "I
@@ -451,7 +639,9 @@ const SOURCES: &[&str] = &[
 ];
 
 /// Where "now" marks nothing changed: "right now", "just now", "until now", "now that".
-const NOW_IDIOMS_BEFORE: &[&str] = &["right", "just", "by", "until", "for", "to", "from"];
+const NOW_IDIOMS_BEFORE: &[&str] = &[
+    "right", "just", "by", "until", "for", "to", "from", "of", "even",
+];
 
 /// A change passed on from a source, in the source's words: "a moderator posted that it's 60
 /// days now", "I heard expedited shipping refunds are automatic now", "a supervisor said the
@@ -462,27 +652,52 @@ const NOW_IDIOMS_BEFORE: &[&str] = &["right", "just", "by", "until", "for", "to"
 /// (not only a price, which a product has) and mark a change: "now", or a change verb that does not
 /// describe a thing ("the extended warranty"). Read only for a request premised on it: a
 /// customer who passes on a rumour and asks what applies is answered.
-fn reported_claim(text: &str) -> Option<&str> {
+fn reported_claim(text: &str) -> Option<ReportedClaim<'_>> {
     statements(text)
         .filter(|sentence| !hedged(sentence))
         .find_map(|sentence| {
-            let mut framed = false;
+            // Whether the next pieces of the sentence are still the source's words: after a
+            // colon, after "according to ...," and inside quotes; not after a comma ("the rep
+            // said it takes 5 days, and now it's been 12").
+            let mut carried = false;
             let mut quoted = false;
             for piece in sentence.split_inclusive(CLAUSE_ENDS) {
                 let tokens = words(piece);
                 let reporting = tokens.iter().rposition(|w| REPORTING.contains(w));
+                // "my bank told me they no longer charge ...": another business's rules.
+                let elsewhere = |at: usize| {
+                    tokens[..at].iter().any(|w| OTHER_ISSUERS.contains(w))
+                        && !tokens[at..]
+                            .iter()
+                            .any(|w| matches!(*w, "northwind" | "you" | "your" | "u"))
+                };
                 let content: &[&str] = match reporting {
-                    // "the help article now says ...": what it says is the change.
+                    Some(at) if elsewhere(at) => {
+                        carried = false;
+                        &[]
+                    }
+                    // "the help article now says ...": what it says is the change; not what
+                    // one's own page or tracking now says ("my order page now says ...").
                     Some(at) if at > 0 && tokens[at - 1] == "now" => {
-                        framed = true;
+                        carried = piece.ends_with(':');
                         let content = &tokens[at + 1..];
-                        if content.len() >= 3 && reports_a_change(content, true, true) {
-                            return Some(piece);
+                        let record = tokens[..at].iter().any(|w| {
+                            own_account(w)
+                                || matches!(
+                                    *w,
+                                    "tracking" | "order" | "account" | "invoice" | "statement"
+                                )
+                        });
+                        if !record && content.len() >= 3 && reports_a_change(content, false, true) {
+                            return Some(ReportedClaim {
+                                piece,
+                                said: content.to_vec(),
+                            });
                         }
                         content
                     }
                     Some(at) => {
-                        framed = true;
+                        carried = piece.ends_with(':') || tokens[at] == "according";
                         // "told my wife that ...": what was said follows "that".
                         let said = &tokens[at + 1..];
                         let said = match said.iter().take(4).position(|w| *w == "that") {
@@ -496,15 +711,19 @@ fn reported_claim(text: &str) -> Option<&str> {
                             .unwrap_or(said.len());
                         &said[..end]
                     }
-                    None if framed => &tokens,
+                    None if carried || quoted => &tokens,
                     None => {
-                        framed = piece.ends_with(':') && tokens.iter().any(|w| SOURCES.contains(w));
+                        carried =
+                            piece.ends_with(':') && tokens.iter().any(|w| SOURCES.contains(w));
                         &[]
                     }
                 };
-                quoted |= framed && piece.contains(['"', '“', '”']);
+                quoted |= (carried || reporting.is_some()) && piece.contains(['"', '“', '”']);
                 if content.len() >= 3 && reports_a_change(content, quoted, false) {
-                    return Some(piece);
+                    return Some(ReportedClaim {
+                        piece,
+                        said: content.to_vec(),
+                    });
                 }
             }
             None
@@ -514,6 +733,146 @@ fn reported_claim(text: &str) -> Option<&str> {
 /// Words that mark a change in what a source said, besides [`CLAIMED_CHANGES`] and "now": "the
 /// fee was capped at 5%", "suspensions were revoked".
 const REPORTED_CHANGES: &[&str] = &["capped", "revoked", "anymore"];
+
+/// Who has rules of their own, besides the company, when they are the source: "my bank told me
+/// they no longer charge a fee", "my employer said they no longer reimburse desks", "the seller
+/// told me shipping now takes 10 days".
+const OTHER_ISSUERS: &[&str] = &[
+    "bank",
+    "employer",
+    "insurer",
+    "insurance",
+    "landlord",
+    "school",
+    "university",
+    "college",
+    "airline",
+    "gym",
+    "hospital",
+    "council",
+    "government",
+    "issuer",
+    "seller",
+    "courier",
+    "carrier",
+    "manufacturer",
+    "brand",
+];
+
+/// What follows "now" when it tells how one thing stands, not that a rule changed: "the refund
+/// is now on its way", "my parcel is now at the depot".
+const NOW_STANDS: &[&str] = &[
+    "that",
+    "closed",
+    "over",
+    "open",
+    "expired",
+    "gone",
+    "past",
+    "finished",
+    "ended",
+    "at",
+    "in",
+    "on",
+    "with",
+    "being",
+    "delivered",
+    "shipped",
+    "processing",
+    "pending",
+    "available",
+    "ready",
+    "back",
+    "here",
+    "there",
+    "out",
+    "showing",
+    "due",
+    "late",
+    "overdue",
+    "it's",
+    "its",
+    "been",
+];
+
+/// Words a rule is named by, as the subject a source speaks of: "the return window", "the
+/// restocking fee", "the hold period".
+const RULE_HEADS: &[&str] = &[
+    "policy",
+    "policies",
+    "window",
+    "period",
+    "deadline",
+    "hold",
+    "limit",
+    "program",
+    "programme",
+    "plan",
+    "membership",
+    "returns",
+    "refunds",
+    "exchanges",
+    "category",
+    "categories",
+];
+
+/// Who changes the rules, as the subject a source speaks of: "the company lengthened the hold",
+/// "the store got rid of the fee".
+const RULE_MAKERS: &[&str] = &[
+    "company",
+    "store",
+    "stores",
+    "shop",
+    "northwind",
+    "corporate",
+    "management",
+    "team",
+    "site",
+    "website",
+    "app",
+    "business",
+    "they",
+    "you",
+    "u",
+    "y'all",
+];
+
+/// Whether a source's words begin with one particular thing ("the item is no longer
+/// returnable", "your return is now at the depot", "the TV now has a $100 discount") rather
+/// than a rule ("the return window", "the restocking fee"), a rule's maker ("the company") or a
+/// kind of thing ("scuffed items", "gift cards"); or speak of a thing of one order ("the fee
+/// was removed from the order").
+fn about_one_thing(content: &[&str]) -> bool {
+    const STOPS: &[&str] = &[
+        "is", "are", "was", "were", "has", "have", "had", "now", "can", "will", "would", "no",
+        "doesn't", "don't", "got", "gets", "takes", "to", "for", "of", "isn't", "aren't", "wasn't",
+        "won't", "can't", "didn't",
+    ];
+    let determined = |w: &str| matches!(w, "the" | "your" | "this" | "that" | "his" | "her");
+    let subject: Vec<&str> = content
+        .iter()
+        .copied()
+        .take_while(|w| !STOPS.contains(w) && !CLAIMED_CHANGES.contains(w))
+        .collect();
+    let one_thing = subject.first().is_some_and(|w| determined(w))
+        && !subject.iter().any(|w| {
+            RULE_HEADS.contains(w) || CLAIMED_RULES.contains(w) || RULE_MAKERS.contains(w)
+        });
+    let of_one_order = content.windows(3).any(|w| {
+        PREPOSITIONS.contains(&w[0])
+            && determined(w[1])
+            && matches!(
+                w[2],
+                "order" | "parcel" | "package" | "item" | "purchase" | "account" | "shipment"
+            )
+    });
+    // "the refund on order 8812", "her card no longer charges a fee": one order by its number,
+    // one person's thing.
+    let numbered_or_someones = content.iter().any(|w| {
+        matches!(*w, "his" | "her") || w.chars().filter(char::is_ascii_digit).count() >= 4
+    });
+    one_thing || of_one_order || numbered_or_someones
+}
 
 /// What a source said, as [`reported_claim`] reads it: a rule's terms and a change marked
 /// (already, when the source "now says" it).
@@ -526,12 +885,20 @@ fn reports_a_change(content: &[&str], quoted: bool, marked: bool) -> bool {
         RULED.contains(w) && !matches!(*w, "price" | "balance" | "cash")
             || CLAIMED_RULES.contains(w)
     });
+    // "Best Buy got rid of its restocking fee": a business's own rule, not the company's.
+    let theirs = content.iter().any(|w| matches!(*w, "its" | "their"))
+        && !content
+            .iter()
+            .any(|w| matches!(*w, "you" | "your" | "u") || RULE_MAKERS.contains(w) && *w != "they");
     let marked = marked
         || content.iter().enumerate().any(|(k, w)| {
             let previous = if k > 0 { content[k - 1] } else { "" };
             match *w {
                 "now" => {
-                    !NOW_IDIOMS_BEFORE.contains(&previous) && content.get(k + 1) != Some(&"that")
+                    !NOW_IDIOMS_BEFORE.contains(&previous)
+                        && content
+                            .get(k + 1)
+                            .is_none_or(|next| !NOW_STANDS.contains(next))
                 }
                 // "gift cards no longer expire", "they got rid of the fee".
                 "longer" => previous == "no",
@@ -542,7 +909,7 @@ fn reports_a_change(content: &[&str], quoted: bool, marked: bool) -> bool {
                 }
             }
         });
-    (quoted || !own) && ruled && marked
+    (quoted || !own) && ruled && marked && !theirs && !about_one_thing(content)
 }
 
 /// Nouns that head a notice of a change: "Gift card update:", "Policy change (posted today):",
@@ -819,13 +1186,17 @@ const REMEDIES: &[&str] = &[
     "replace",
     "adjust",
     "cancel",
-    "keep",
     "lift",
     "lower",
     "remove",
     "delete",
     "convert",
+    "reactivate",
 ];
+
+/// Remedies whose object must be a thing, not a person: "remove the fee", not "remove me
+/// from the mailing list".
+const THING_REMEDIES: &[&str] = &["lift", "lower", "remove", "delete", "convert", "reactivate"];
 
 /// What makes a conclusion the one a claimed change would grant: "so I qualify", "so my
 /// return is fine, right?", "tell me my refund is overdue".
@@ -902,50 +1273,85 @@ const AGREE_TAGS: &[&[&str]] = &[
 /// me my refund is overdue", "stop citing v3", "so I qualify, right?". Not a request with a
 /// condition ("check, and if so refund it"), nor one that asks what applies ("tell me what the
 /// rule is now", "it used to be 14, right?").
-fn acts_on_the_claim(text: &str) -> bool {
-    sentences_with_marks(text).any(|(sentence, question)| {
-        let tokens = words(sentence);
-        // "check, and if so refund it", "assuming it's inside the window, process it": asked
-        // on a condition, not premised on the claim.
-        if tokens.iter().any(|w| {
-            matches!(
-                *w,
-                "if" | "whether" | "assuming" | "provided" | "unless" | "once"
-            )
-        }) {
-            return false;
-        }
-        let tagged = AGREE_TAGS
-            .iter()
-            .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
-        if premised_on_it(&tokens, question, tagged) {
-            return true;
-        }
-        // Each clause, and the part after a "so" inside one ("... late because of snow so
-        // refund the $9.99").
-        sentence.split(CLAUSE_ENDS).any(|clause| {
-            let tokens = words(clause);
-            (0..tokens.len())
-                // "... and confirm I'm inside the window": a dictated line may follow "and".
-                .filter(|&i| {
-                    i == 0
-                        || tokens[i - 1] == "so"
-                        || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
+fn acts_on_the_claim(text: &str, tied: impl Fn(usize, &str) -> bool) -> bool {
+    sentences_with_marks(text)
+        .enumerate()
+        .any(|(at, (sentence, question))| {
+            if !tied(at, sentence) {
+                return false;
+            }
+            let tokens = words(sentence);
+            // "Separately, please cancel my order": a request of its own, not premised on the claim.
+            if matches!(
+                tokens.first().copied(),
+                Some(
+                    "separately"
+                        | "anyway"
+                        | "anyways"
+                        | "otherwise"
+                        | "unrelated"
+                        | "meanwhile"
+                        | "btw"
+                )
+            ) || tokens.starts_with(&["on", "another", "note"])
+                || tokens.starts_with(&["on", "a", "different", "note"])
+                || tokens.starts_with(&["either", "way"])
+                || tokens.first() == Some(&"regardless")
+            {
+                return false;
+            }
+            // "check, and if so refund it", "assuming it's inside the window, process it": asked
+            // on a condition, not premised on the claim.
+            // "as long as that's accurate, refund it", "should that be the case, adjust it".
+            let conditional = tokens.windows(3).any(|w| w == ["as", "long", "as"])
+                || sentence.split(CLAUSE_ENDS).any(|clause| {
+                    matches!(
+                        words(clause).as_slice(),
+                        ["should", "that" | "this" | "it", ..]
+                    )
+                });
+            if conditional
+                || tokens.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "if" | "whether" | "assuming" | "provided" | "unless" | "once"
+                    )
                 })
-                .any(|i| {
-                    let from_so = i > 0 && tokens[i - 1] == "so" || tokens.first() == Some(&"so");
-                    let part = after_softeners(
-                        &tokens[i..],
-                        &[
-                            "please", "kindly", "just", "now", "so", "then", "ok", "okay", "go",
-                            "ahead", "and",
-                        ],
-                    );
-                    orders_a_remedy(part)
-                        || (from_so && concludes_for_own_case(part, question, tagged))
-                })
+            {
+                return false;
+            }
+            let tagged = AGREE_TAGS
+                .iter()
+                .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
+            if premised_on_it(&tokens, question, tagged) {
+                return true;
+            }
+            // Each clause, and the part after a "so" inside one ("... late because of snow so
+            // refund the $9.99").
+            sentence.split(CLAUSE_ENDS).any(|clause| {
+                let tokens = words(clause);
+                (0..tokens.len())
+                    // "... and confirm I'm inside the window": a dictated line may follow "and".
+                    .filter(|&i| {
+                        i == 0
+                            || tokens[i - 1] == "so"
+                            || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
+                    })
+                    .any(|i| {
+                        let from_so =
+                            i > 0 && tokens[i - 1] == "so" || tokens.first() == Some(&"so");
+                        let part = after_softeners(
+                            &tokens[i..],
+                            &[
+                                "please", "kindly", "just", "now", "so", "then", "ok", "okay",
+                                "go", "ahead", "and",
+                            ],
+                        );
+                        orders_a_remedy(part)
+                            || (from_so && concludes_for_own_case(part, question, tagged))
+                    })
+            })
         })
-    })
 }
 
 /// What a message calls the claimed text when it reasons from it: "under the new policy",
@@ -1023,11 +1429,22 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
     // "how much do I get back on a $60 return?", "what's my new balance?".
     let getting = tokens.iter().any(|w| GETTING.contains(w));
     // "can I get that back?": the customer's gain asked for, not what applies.
-    let got_back = tokens
-        .windows(3)
-        .any(|w| matches!(w, ["can" | "could" | "will", "i", "get"]))
-        && tokens.contains(&"back");
+    // "back" closes what is got: not "can I get a call back", "get back into my account".
+    let got_back = (0..tokens.len()).any(|k| {
+        matches!(tokens[k..], ["can" | "could" | "will", "i", "get", ..]) && {
+            let object = &tokens[k + 3..tokens.len().min(k + 8)];
+            object.iter().position(|w| *w == "back").is_some_and(|b| {
+                b > 0
+                    && !object[..b]
+                        .iter()
+                        .any(|w| matches!(*w, "call" | "in" | "into" | "to" | "on" | "touch"))
+            })
+        }
+    });
+    // "which policy applies to me, and what would I get back?" asks what applies.
+    let applies = tokens.iter().any(|w| matches!(*w, "apply" | "applies"));
     let gain = question
+        && !applies
         && (got_back || asking)
         && (own && getting
             || tokens.windows(2).any(|w| w == ["my", "new"])
@@ -1125,27 +1542,50 @@ fn orders_a_remedy(part: &[&str]) -> bool {
     let taken_back = |part: &[&str]| {
         part.first() == Some(&"take") && part.iter().skip(1).take(4).any(|w| *w == "back")
     };
-    let remedy = |part: &[&str]| {
-        REMEDIES.contains(&part.first().copied().unwrap_or(""))
-            && object(part.get(1).copied().unwrap_or(""))
-            || taken_back(part)
+    // "keep my authorization open", "keep the upgrade free"; not "keep me posted".
+    let kept = |part: &[&str]| {
+        part.first() == Some(&"keep")
+            && part
+                .get(1)
+                .is_some_and(|w| !matches!(*w, "me" | "us" | "it"))
+            && part.iter().skip(2).take(4).any(|w| {
+                matches!(
+                    *w,
+                    "open" | "active" | "free" | "valid" | "running" | "alive"
+                )
+            })
     };
-    // "don't charge me the fee", "do not give me a partial refund": the charge refused.
+    let remedy = |part: &[&str]| {
+        let verb = part.first().copied().unwrap_or("");
+        let next = part.get(1).copied().unwrap_or("");
+        REMEDIES.contains(&verb)
+            && object(next)
+            && !(THING_REMEDIES.contains(&verb) && matches!(next, "me" | "us"))
+            || taken_back(part)
+            || kept(part)
+    };
+    // "don't charge me the fee", "do not give me a partial refund", "don't take anything off":
+    // the charge refused; not "don't take this the wrong way".
     let refused = match part {
-        ["don't" | "dont", verb, ..] | ["do", "not", verb, ..] => matches!(
-            *verb,
-            "charge" | "deduct" | "knock" | "bill" | "take" | "apply" | "give"
-        ),
+        ["don't" | "dont", verb, rest @ ..] | ["do", "not", verb, rest @ ..] => {
+            matches!(
+                *verb,
+                "charge" | "deduct" | "knock" | "bill" | "apply" | "give"
+            ) || *verb == "take" && rest.iter().take(4).any(|w| *w == "off")
+        }
         _ => false,
     };
-    // "I'd like you to accept the return", "I request that you reinstate my balance".
+    // "I'd like you to accept the return", "I request that you reinstate my balance", "I want
+    // my $15 back".
     let wanted = WANTED_OF_YOU.iter().any(|frame| {
         part.starts_with(frame)
             && remedy(after_softeners(
                 &part[frame.len()..],
                 &["please", "kindly", "just", "now", "go", "ahead", "and"],
             ))
-    });
+    }) || matches!(part, ["i", "want" | "need", "my" | "the" | "that" | "it", ..])
+        // "I want my $15 back".
+        && part.iter().skip(3).take(4).any(|w| *w == "back");
     // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
     let stop = |part: &[&str]| {
         let at = |k: usize| part.get(k).copied().unwrap_or("");

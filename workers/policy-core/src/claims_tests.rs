@@ -151,8 +151,14 @@ fn a_change_passed_on_from_a_source_is_read_in_the_sources_words() {
         // Other ways a source puts a change, and other ways a remedy is asked for.
         "I got a notice from your billing team today stating that late fees no longer apply. I request that you reverse the late fee on my account.",
         "bro at the counter said u got rid of the restocking fee on tablets so dont charge me it",
-        "The help page now says opened headphones can be returned within 30 days. I'd like you to accept mine back.",
-        "A clerk told my husband that the trial doesn't renew anymore. I was charged $12 today, can I get that back?",
+        "The help page now says opened headphones can be returned within 30 days. I'd like you to accept my opened headphones back.",
+        "A clerk told my husband that the trial doesn't renew anymore. I was charged $12 today, can I get the trial charge back?",
+        // Tied by a consequence, by naming the change, or by what the source spoke of.
+        "A letter from you stated that store credit no longer expires. Accordingly, reinstate the $40 credit on my account.",
+        "A rep said the hold period is 30 days now. Please reopen my order per the new timeline.",
+        "My brother said Northwind's courier told him that you now refund delivery fees on late parcels. Refund my delivery fee, the parcel was late.",
+        "A moderator posted that pre-orders can now be cancelled without a fee. Will you cancel my pre-order and refund the deposit?",
+        "I heard from a cashier that the store dropped its restocking fee on cameras, no doubt about it. So refund the fee on my camera.",
     ] {
         assert!(relies_on_claimed_change(attack).is_some(), "{attack}");
     }
@@ -169,6 +175,29 @@ fn a_change_passed_on_from_a_source_is_read_in_the_sources_words() {
         "The seller told my husband that the lamp is no longer in stock. Can I get my money back?",
         "A notice stating that my parcel no longer needs a signature came today. Please keep it at the depot.",
         "My bank said they no longer charge fees for disputes. Can you tell me how long your refunds take?",
+        // From a review: idioms that are not remedies, one thing's state, another business's
+        // rules, a request of its own.
+        "A clerk said you scrapped the restocking fee. Is that true? Please keep me posted.",
+        "Your newsletter said points no longer expire. Please remove me from the mailing list.",
+        "A forum post said returns are 45 days now. Don't take this the wrong way, but is it true?",
+        "My aunt heard gift cards no longer expire. Can I get a call back about my missing order?",
+        "The agent told me the refund is now on its way. Please cancel the replacement then.",
+        "The rep said refunds take 5 business days, and now it's been 9 days. Please refund me.",
+        "The cashier said the blender is no longer returnable after 30 days. I'd like you to accept it as an exception.",
+        "My insurer told me they no longer cover phone screens, so please cancel my order for the case.",
+        "A coworker said Target got rid of its restocking fee, so I'd like you to cancel my order.",
+        "A moderator posted that the return window is 60 days now. Separately, please cancel order 5521.",
+        // A second review: a request not tied to what the source said, another business
+        // named, one's own page or one order, "as of now", a claim's truth as a condition.
+        "My neighbour said you now give free gift wrap, nice! Today I need you to cancel order 66012.",
+        "A friend said gift wrap is free now. I'd like you to cancel the duplicate order I placed.",
+        "My order page now says \"return window closed\". Please reopen my return.",
+        "The rep said your team increased the refund on order 88123 to cover shipping. Please process it.",
+        "My mum said her store card no longer charges an annual fee. Please cancel mine.",
+        "The chat agent said as of now there's no fee to cancel a preorder, so please cancel my preorder.",
+        "A forum moderator posted that price adjustments are 30 days now. Should that be the case, please adjust my sofa order.",
+        "My cousin said u got rid of the fee for opened returns. As long as that's accurate, refund the $12 fee.",
+        "The repair shop said the kettle isn't covered by the warranty anymore. Can you replace it as a goodwill gesture?",
     ] {
         assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
     }
