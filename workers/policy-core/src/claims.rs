@@ -32,7 +32,8 @@ use crate::injection::{
     CLAUSE_ENDS, PREPOSITIONS, SENTENCE_ENDS,
 };
 use crate::text::{
-    capital_currency_codes, stated_figures, term_figures, with_currency_codes, Figure, MONTHS,
+    capital_currency_codes, is_function_word, stated_figures, term_figures, with_currency_codes,
+    Figure, MONTHS,
 };
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
@@ -100,60 +101,11 @@ fn tied_to(at: usize, sentence: &str, said: &[&str]) -> bool {
     at == 0 || consequence || names_it || shared || next_orders_a_remedy || pointing_back
 }
 
-/// Words too common to tie a request to what a source said.
+/// Words of a message besides its function words ([`is_function_word`]) too common to tie a
+/// request to what a source said: the customer's orders, times, the company itself.
 const COMMON_WORDS: &[&str] = &[
-    "the",
-    "and",
-    "you",
-    "your",
-    "for",
-    "was",
-    "were",
-    "are",
-    "now",
-    "not",
-    "but",
-    "can",
-    "get",
-    "got",
-    "has",
-    "have",
-    "had",
-    "our",
-    "its",
-    "out",
-    "off",
-    "all",
-    "any",
-    "that",
-    "this",
-    "with",
-    "from",
-    "they",
-    "them",
-    "their",
-    "there",
-    "will",
-    "would",
-    "just",
-    "please",
-    "about",
-    "said",
     "says",
     "told",
-    "what",
-    "when",
-    "which",
-    "been",
-    "into",
-    "only",
-    "also",
-    "more",
-    "some",
-    "like",
-    "want",
-    "need",
-    "know",
     "day",
     "days",
     "order",
@@ -170,55 +122,30 @@ const COMMON_WORDS: &[&str] = &[
     "years",
     "time",
     "back",
-    "still",
-    "who",
-    "why",
-    "how",
-    "did",
-    "does",
     "doesn't",
     "don't",
     "isn't",
     "it's",
     "i'm",
     "i've",
-    "him",
-    "her",
-    "his",
-    "she",
-    "than",
-    "then",
-    "too",
-    "very",
-    "much",
-    "many",
     "new",
     "old",
-    "one",
-    "yet",
     "per",
     "via",
-    "made",
-    "make",
-    "should",
-    "could",
-    "after",
-    "before",
     "since",
-    "because",
-    "over",
-    "under",
     "northwind",
     "store",
     "company",
-    "thing",
 ];
 
 /// The same content word, or one of its forms ("returns" and "return", "cancelled" and
 /// "cancel", "refundable" and "refund", "deletion" and "delete").
 fn same_content_word(a: &str, b: &str) -> bool {
     let content = |w: &str| {
-        w.len() >= 3 && !COMMON_WORDS.contains(&w) && !w.chars().any(|c| c.is_ascii_digit())
+        w.len() >= 3
+            && !is_function_word(w)
+            && !COMMON_WORDS.contains(&w)
+            && !w.chars().any(|c| c.is_ascii_digit())
     };
     if !content(a) || !content(b) {
         return false;
