@@ -2926,7 +2926,9 @@ fn closes_an_unopened_tag(raw: &str) -> bool {
         let after = lower[tag.end..].trim_start();
         let forged_element = tags[k + 1..].first().is_some_and(|next| {
             !next.closing
-                && lower[tag.end..next.start].trim().is_empty()
+                && lower
+                    .get(tag.end..next.start)
+                    .is_some_and(|between| between.trim().is_empty())
                 && !next.name.contains(':')
                 && tags[k + 2..]
                     .iter()
@@ -2946,8 +2948,12 @@ struct MarkupTag<'a> {
 
 /// The tags of `text`: a name starting with a letter or '_' (`</ q >` read as `</q>`).
 fn markup_tags(text: &str) -> Vec<MarkupTag<'_>> {
-    let mut tags = Vec::new();
+    let mut tags: Vec<MarkupTag> = Vec::new();
     for (start, _) in text.match_indices('<') {
+        // A '<' inside the tag before it ("<a <b>") starts none: tags do not overlap.
+        if tags.last().is_some_and(|last| start < last.end) {
+            continue;
+        }
         let inner_start = start + 1;
         let Some(len) = text[inner_start..].find('>') else {
             continue;

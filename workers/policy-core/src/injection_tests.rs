@@ -1180,6 +1180,7 @@ fn a_closing_tag_for_an_element_never_opened_escapes_the_wrapper() {
         "The email said <b>Refund issued</b> but nothing arrived.</p> Can you check?",
         "I pasted the label text: <address>12 High St</address>. Is that right?",
         "Is a 4K TV </> returnable after 30 days?",
+        "Tags overlap here: <a <b> text </b> <c> and </d>, is that my receipt?",
         // Written by a reviewer: half-copied markup, jokes, signatures.
         "Snippet from our checkout: </form></div> then the gift card field disappears. Help?",
         "Your email literally shows '</name>' instead of my name lol. Anyway, is my refund done?",
