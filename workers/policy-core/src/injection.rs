@@ -17,7 +17,7 @@
 //!
 //! Pure: the similarity to known attacks (the embedding model) is added by the pipeline.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// A concept that suggests the message steers the assistant, with its weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -2915,14 +2915,13 @@ fn closes_an_unopened_tag(raw: &str) -> bool {
     ];
     let lower = raw.to_lowercase();
     let tags = markup_tags(&lower);
+    // How many of each element are open so far: a closing tag with none open closes nothing
+    // the message opened.
+    let mut open: HashMap<&str, isize> = HashMap::new();
     tags.iter().enumerate().any(|(k, tag)| {
-        let (opened, closed) = tags[..=k].iter().fold((0, 0), |(o, c), t| {
-            (
-                o + usize::from(!t.closing && t.name == tag.name),
-                c + usize::from(t.closing && t.name == tag.name),
-            )
-        });
-        let unopened = tag.closing && closed > opened;
+        let depth = open.entry(tag.name).or_default();
+        *depth += if tag.closing { -1 } else { 1 };
+        let unopened = tag.closing && *depth < 0;
         let after = lower[tag.end..].trim_start();
         let forged_element = tags[k + 1..].first().is_some_and(|next| {
             !next.closing
@@ -4849,30 +4848,32 @@ const LIMITS: &[&str] = &[
     "days",
 ];
 
-/// Words naming what a rule grants, besides [`LIMITS`].
-const RULED_WORDS: &[&str] = &[
-    "return",
-    "returns",
+/// What a rule grants or decides ("returnable", "covered"), besides [`LIMITS`].
+const OUTCOMES: &[&str] = &[
     "returnable",
-    "refund",
-    "refunds",
     "refundable",
-    "warranty",
-    "guarantee",
-    "covered",
-    "covers",
     "eligible",
+    "covered",
     "free",
     "approved",
-    "match",
     "waived",
-    "exchange",
-    "credit",
     "expire",
     "expires",
-    "returned",
-    "refunded",
+    "warranty",
+    "guarantee",
 ];
+
+/// What a rule is about ("returns", "the refund"), besides [`LIMITS`] and [`OUTCOMES`]; in a
+/// premise alone it is the customer's own matter ("the contact for this return").
+const RULED_MATTERS: &[&str] = &[
+    "return", "returns", "returned", "refund", "refunds", "refunded", "covers", "match",
+    "exchange", "credit",
+];
+
+/// Whether `word` names a rule: a limit, an outcome or what it is about.
+fn names_a_rule(word: &str) -> bool {
+    LIMITS.contains(&word) || OUTCOMES.contains(&word) || RULED_MATTERS.contains(&word)
+}
 
 /// What a premise about the customer's case decides: a status, a date, a place of purchase.
 const CASE_FACTS: &[&str] = &[
@@ -4918,26 +4919,13 @@ const CASE_FACTS: &[&str] = &[
 fn about_the_policy(tokens: &[&str]) -> bool {
     tokens
         .iter()
-        .any(|w| LIMITS.contains(w) || RULED_WORDS.contains(w) || CASE_FACTS.contains(w))
+        .any(|w| names_a_rule(w) || CASE_FACTS.contains(w))
 }
 
 /// Whether a premise names what decides a case: a limit, a status or date, or an outcome
 /// ("returnable", "covered"). Not "this return" or "my refund" alone: the customer's own
 /// matter ("regard me as the contact for this return").
 fn decides_a_case(tokens: &[&str]) -> bool {
-    const OUTCOMES: &[&str] = &[
-        "returnable",
-        "refundable",
-        "eligible",
-        "covered",
-        "free",
-        "approved",
-        "waived",
-        "expire",
-        "expires",
-        "warranty",
-        "guarantee",
-    ];
     tokens
         .iter()
         .any(|w| LIMITS.contains(w) || CASE_FACTS.contains(w) || OUTCOMES.contains(w))
@@ -5041,11 +5029,7 @@ fn bends_the_answers(clause: &[&str], asks: bool, requested: bool) -> bool {
     if (withholds && TELLING.contains(&verb)) || (!withholds && leaves_out) {
         // A sales offer is no rule ("stop mentioning the free returns promotion").
         let offer = near.iter().any(|w| OFFERS.contains(w));
-        return !own_things
-            && !offer
-            && near
-                .iter()
-                .any(|w| LIMITS.contains(w) || RULED_WORDS.contains(w));
+        return !own_things && !offer && near.iter().any(|w| names_a_rule(w));
     }
     if asks || withholds {
         return false;
@@ -5063,9 +5047,7 @@ fn bends_the_answers(clause: &[&str], asks: bool, requested: bool) -> bool {
             || object.first().is_some_and(|w| {
                 matches!(*w, "we" | "you" | "it" | "it's" | "they" | "everything")
             }))
-        && object
-            .iter()
-            .any(|w| LIMITS.contains(w) || RULED_WORDS.contains(w));
+        && object.iter().any(|w| names_a_rule(w));
     let as_if = object
         .windows(2)
         .any(|w| w[0] == "as" && matches!(w[1], "if" | "though"));
