@@ -33,7 +33,7 @@ use crate::injection::{
 };
 use crate::text::{
     capital_currency_codes, is_function_word, stated_figures, term_figures, with_currency_codes,
-    Figure, MONTHS,
+    Figure, MONTHS, WEEKDAYS,
 };
 
 /// The claim a message relies on, if it relies on one to ask for something: the clause that
@@ -42,16 +42,497 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
     // Normalised once: both readings go over the same text.
     let text = normalize(message).text;
     if let Some(claim) = quoted_claim(&text) {
-        return acts_on_the_claim(&text, |_, _| true).then_some(claim);
+        if acts_on_the_claim(&text, RequestForms::Ordered, |_, _| true) {
+            return Some(claim);
+        }
     }
     // A change passed on counts for a request after it and tied to it: a rumour passed on in a
     // message that also asks for something else is not what the request leans on.
-    let reported = reported_claim(&text)?;
-    let start = reported.piece.as_ptr() as usize - text.as_ptr() as usize;
-    acts_on_the_claim(&text[start..], |at, sentence| {
-        tied_to(at, sentence, &reported.said)
+    if let Some(reported) = reported_claim(&text) {
+        let start = reported.piece.as_ptr() as usize - text.as_ptr() as usize;
+        if acts_on_the_claim(&text[start..], RequestForms::Ordered, |at, sentence| {
+            tied_to(at, sentence, &reported.said)
+        }) {
+            return Some(quoted(reported.piece));
+        }
+    }
+    pasted_rules_relied_on(message)
+}
+
+/// A rule text the customer pasted and presents as newer than the policy (a changelog, a
+/// diff, a versioned config, release notes, a dated help-page excerpt, an email announcing new
+/// terms), relied on by a request in the customer's own words: "--- cancellation.md (old) /
+/// +++ cancellation.md (new) ... Cancel it please, per the new version." Its reason quotes
+/// the first pasted line that states a rule.
+///
+/// The material must state a rule ([`states_a_rule`]), not record one order, payment or
+/// account (a receipt, a status page, a bank text, a label: [`a_record`]); and it must be
+/// presented as newer, on a line that states a rule ("Receipts are no longer required"), a
+/// line naming the document ("version: 5", "Last updated: Mar 2, 2026"), the customer's
+/// introduction ("Here's the changelog:") or a diff. The request must point at the material
+/// ("per the above"), come in the paragraph right after it, or share a word with its rules: a
+/// developer pasting their own product's changelog and asking something else is answered.
+fn pasted_rules_relied_on(message: &str) -> Option<String> {
+    let pasted = crate::pasted::split(message)?;
+    if issued_elsewhere(&pasted) {
+        return None;
+    }
+    let material: Vec<Vec<String>> = pasted
+        .material
+        .split("\n\n")
+        .filter(|paragraph| !a_record(paragraph))
+        .map(|paragraph| {
+            paragraph
+                .lines()
+                .filter(|line| !line.trim().is_empty() && !a_record(line))
+                .map(without_paths)
+                .collect()
+        })
+        .collect();
+    let lines = || material.iter().flatten();
+    // A table's rows and a setting's values are named by the paragraph's first line: its
+    // header row ("| Membership | Old threshold | New threshold |") or parent key
+    // ("restocking_fee:").
+    let rules: Vec<&String> = material
+        .iter()
+        .flat_map(|paragraph| {
+            let first = paragraph.first().map_or("", String::as_str);
+            let heads = first.starts_with('|') || first.ends_with(':');
+            paragraph
+                .iter()
+                .filter(move |line| states_a_rule(line, if heads { first } else { "" }))
+        })
+        .collect();
+    if rules.is_empty() {
+        return None;
+    }
+    let names_the_document = |tokens: &[&str]| tokens.iter().any(|w| names_a_document(w));
+    let newer = rules.iter().any(|line| presented_as_newer(&words(line)))
+        || lines().any(|line| {
+            let tokens = words(line);
+            names_the_document(&tokens) && an_edition(&tokens)
+        })
+        || presented_as_newer(&words(&normalize(&pasted.introductions).text))
+        || diff(&pasted.material);
+    if !newer {
+        return None;
+    }
+    // One line at a time: normalising joins lines, and each of the customer's lines ends a
+    // sentence.
+    let own = pasted
+        .own
+        .lines()
+        .map(|line| normalize(line).text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let following = normalize(&pasted.following).text;
+    let ruled_words: Vec<&str> = rules.iter().flat_map(|line| words(line)).collect();
+    let tied = |_: usize, sentence: &str| {
+        let tokens = words(sentence);
+        !following.is_empty() && following.contains(sentence.trim())
+            || tokens.iter().any(|w| {
+                crate::pasted::POINTING.contains(w)
+                    || matches!(*w, "per" | "accordingly" | "new" | "updated" | "version")
+                    || ruled_words.iter().any(|s| same_content_word(w, s))
+            })
+    };
+    acts_on_the_claim(&own, RequestForms::Plain, tied).then(|| quoted(rules[0]))
+}
+
+/// Whether pasted material is another issuer's, not the company's: the customer's
+/// introduction or the material names a bank, a manufacturer, a school ([`OTHER_ISSUERS`]), the
+/// news, a product's manual or firmware, a recall, or the customer's own page, config or
+/// plugin ("Pasting our YAML:", "from my AppleCare+ page:"); unless the introduction addresses
+/// the company ("from your site", "your app's release notes").
+fn issued_elsewhere(pasted: &crate::pasted::Pasted) -> bool {
+    let introduction = normalize(&pasted.introductions).text;
+    let intro = words(&introduction);
+    // What the customer says of it, before or right after it.
+    let remarks = normalize(&format!("{}\n{}", pasted.introductions, pasted.remark)).text;
+    let remarks = words(&remarks);
+    // Who issued it is said before it or at its head: a heading, a sender, a subject.
+    let heads: String = pasted
+        .material
+        .split("\n\n")
+        .flat_map(|paragraph| {
+            let mut lines = paragraph.lines();
+            lines
+                .next()
+                .into_iter()
+                .chain(lines.filter(|line| crate::pasted::email_header(line)))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let heads = normalize(&heads).text;
+    let said = words(&heads);
+    // "from your site", "your app's release notes", "you sent me this": the company's.
+    let yours = (0..intro.len()).any(|k| {
+        intro[k] == "your"
+            && intro[k + 1..intro.len().min(k + 3)]
+                .iter()
+                .any(|w| SOURCES.contains(w) || YOUR_SOURCES.contains(w))
+            || matches!(
+                intro[k..],
+                ["from", "you", ..] | ["you", "sent" | "posted" | "emailed", ..]
+            )
+    });
+    let elsewhere = |w: &&str| {
+        OTHER_ISSUERS.contains(w)
+            || matches!(
+                *w,
+                "manual" | "firmware" | "plugin" | "recall" | "recalls" | "district"
+            )
+    };
+    // "Saw this on the news:"; at the material's head "Good news!" is a greeting.
+    let other = remarks
+        .iter()
+        .any(|w| elsewhere(w) || matches!(*w, "news" | "settlement" | "headline"))
+        || said.iter().any(elsewhere);
+    // "Tracking history:", "my receipt:": a record introduced.
+    // "Tracking history:", "my receipt:": a record named right before the colon that
+    // introduces it; not "I lost the receipt" said after a rule text.
+    let record = pasted.introductions.lines().any(|line| {
+        let line = normalize(line).text;
+        let tokens = words(&line);
+        line.ends_with(':')
+            && tokens.iter().rev().take(3).any(|w| {
+                matches!(
+                    *w,
+                    "tracking"
+                        | "receipt"
+                        | "invoice"
+                        | "statement"
+                        | "status"
+                        | "history"
+                        | "transaction"
+                )
+            })
+    });
+    // A product's release notes or changelog ("SmartCam app 5.0"), not the company's policy:
+    // they name no policy and the customer does not say they are the company's.
+    let names_policy = intro.iter().chain(&said).any(|w| {
+        matches!(*w, "policy" | "policies" | "terms" | "conditions" | "rules")
+            || RULE_HEADS.contains(w)
+    });
+    let notes = |tokens: &[&str]| {
+        tokens
+            .iter()
+            .any(|w| versioned(w) || matches!(*w, "changelog" | "firmware"))
+            || tokens
+                .windows(2)
+                .any(|w| matches!(w, ["release", "notes"] | ["what's", "new"]))
+    };
+    let product_notes = (notes(&said) || notes(&intro)) && !names_policy;
+    // "our YAML", "my AppleCare+ page": the customer's own document or account elsewhere.
+    let own_document = (0..remarks.len()).any(|k| {
+        matches!(remarks[k], "my" | "our")
+            && remarks[k + 1..remarks.len().min(k + 4)].iter().any(|w| {
+                matches!(
+                    *w,
+                    "page"
+                        | "config"
+                        | "configuration"
+                        | "yaml"
+                        | "json"
+                        | "integration"
+                        | "plugin"
+                        | "app"
+                        | "code"
+                        | "contract"
+                        | "agreement"
+                        | "account"
+                        | "plan"
+                )
+            })
+    });
+    record || !yours && (other || own_document || product_notes)
+}
+
+/// Where the company publishes, after "your": "your site", "your help center", "your app".
+const YOUR_SOURCES: &[&str] = &[
+    "site", "website", "app", "page", "help", "terms", "policy", "policies", "team", "store",
+    "returns", "support", "own", "official", "checkout", "account",
+];
+
+/// A pasted line normalised, without paths or links: "/returns/new" names a page, not a rule.
+fn without_paths(line: &str) -> String {
+    normalize(line)
+        .text
+        .split(' ')
+        .filter(|token| {
+            let bytes = token.as_bytes();
+            // A slash next to a letter: a path, not a date ("04/01/2026").
+            !(0..bytes.len()).any(|k| {
+                bytes[k] == b'/'
+                    && (k > 0 && bytes[k - 1].is_ascii_alphabetic()
+                        || bytes.get(k + 1).is_some_and(u8::is_ascii_alphabetic))
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Words that name a rule text or its edition: "version: 5", "Terms of Warranty, rev.
+/// 2026-01-15", "Last updated: ...", "v4.3 release notes".
+const DOCUMENT_WORDS: &[&str] = &[
+    "policy",
+    "policies",
+    "terms",
+    "rules",
+    "changelog",
+    "notes",
+    "version",
+    "rev",
+    "revision",
+    "effective",
+    "updated",
+    "update",
+    "faq",
+    "article",
+    "conditions",
+];
+
+/// How a pasted line states a rule, besides a figure: a modal, what is allowed or needed, a
+/// change.
+const RULE_STATEMENTS: &[&str] = &[
+    "may",
+    "can",
+    "must",
+    "shall",
+    "will",
+    "cannot",
+    "can't",
+    "won't",
+    "now",
+    "longer",
+    "apply",
+    "applies",
+    "include",
+    "includes",
+    "accept",
+    "accepts",
+    "accepted",
+    "permitted",
+    "allowed",
+    "allow",
+    "allows",
+    "waived",
+    "free",
+    "refundable",
+    "returnable",
+    "required",
+    "expire",
+    "expires",
+    "cover",
+    "covers",
+    "covered",
+    "qualify",
+    "qualifies",
+    "eligible",
+    "receive",
+    "receives",
+    "get",
+    "gets",
+    "last",
+    "lasts",
+    "retain",
+    "retains",
+    "we'll",
+    "you'll",
+];
+
+/// A pasted line that states a rule: it names what a policy rules on and says it in general
+/// terms, with a modal or a word of what is allowed or needed ("Orders may be cancelled any
+/// time", "Receipts no longer required"), a change ("Restocking fee removed"), or a setting
+/// with a figure or a value ("window_days: 60", "expiration: none", "| Electronics | 15 days
+/// | 45 days |"). Not a line speaking of the customer ("I", "my") or of one order ("your
+/// order", a status).
+fn states_a_rule(line: &str, heading: &str) -> bool {
+    let tokens = words(line);
+    let named = words(heading);
+    let names = tokens.iter().chain(&named).enumerate().any(|(k, w)| {
+        // "price adjustments", "price match": a rule; a price alone is a thing's.
+        let next = tokens.get(k + 1).copied().unwrap_or("");
+        (RULED.contains(w) && !matches!(*w, "price" | "balance" | "cash"))
+            || *w == "price" && (next.starts_with("adjust") || next.starts_with("match"))
+            || CLAIMED_RULES.contains(w)
+            || RULE_HEADS.contains(w)
+            || w.starts_with("cancel")
+            || w.starts_with("expir")
+            || w.starts_with("subscription")
+    });
+    // "are refunded automatically", "is covered": a rule in the present passive.
+    let passive = tokens.windows(2).any(|pair| {
+        matches!(pair[0], "is" | "are")
+            && (RULED.contains(&pair[1]) || DONE_REMEDIES.contains(&pair[1]))
+    }) || tokens.windows(3).any(|w| {
+        matches!(w[0], "is" | "are") && (RULED.contains(&w[2]) || DONE_REMEDIES.contains(&w[2]))
+    });
+    let general = tokens
+        .iter()
+        .any(|w| RULE_STATEMENTS.contains(w) || CLAIMED_CHANGES.contains(w))
+        || passive
+        || a_term(&tokens)
+        || crate::pasted::setting(line);
+    let of_one = tokens.iter().enumerate().any(|(k, w)| {
+        matches!(
+            *w,
+            "i" | "i'm" | "i've" | "my" | "me" | "status" | "tracking" | "still"
+        ) || *w == "your"
+            && tokens.get(k + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "order"
+                        | "refund"
+                        | "package"
+                        | "parcel"
+                        | "item"
+                        | "return"
+                        | "purchase"
+                        | "account"
+                        | "card"
+                        | "payment"
+                        | "subscription"
+                        | "warranty"
+                        | "case"
+                        | "ticket"
+                        | "claim"
+                        | "request"
+                        | "membership"
+                        | "plan"
+                )
+            })
+    });
+    names && general && !of_one
+}
+
+/// A term in figures: a duration ("within 1 year", "30 days") or a percentage.
+fn a_term(tokens: &[&str]) -> bool {
+    tokens.windows(2).any(|pair| {
+        pair[0].chars().all(|c| c.is_ascii_digit())
+            && matches!(
+                pair[1].trim_end_matches('s'),
+                "hour" | "day" | "week" | "month" | "year" | "night" | "percent"
+            )
     })
-    .then(|| quoted(reported.piece))
+}
+
+/// Pasted text recording one order, payment or account, not a rule: it carries an order,
+/// card or return number ("Order #66190", "RMA: 44120", "card ending 2231") or a time past
+/// ("Updated 2 hours ago"). Read over a paragraph and over each line.
+fn a_record(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let tokens = words(&lower);
+    let number = |w: &str| {
+        w.chars().all(|c| c.is_ascii_digit())
+            && (w.len() >= 5 || w.len() == 4 && !(w.starts_with("19") || w.starts_with("20")))
+    };
+    // A hash's number in a diff's "index 3f2a1c9..8b7e0d4 100644" is the file's, on its own line.
+    let numbered = tokens.windows(2).any(|pair| {
+        matches!(
+            pair[0],
+            "order"
+                | "rma"
+                | "card"
+                | "ending"
+                | "invoice"
+                | "receipt"
+                | "tracking"
+                | "account"
+                | "ref"
+                | "no"
+                | "number"
+                | "case"
+                | "ticket"
+        ) && number(pair[1])
+    });
+    let hashed = lower
+        .split('#')
+        .skip(1)
+        .any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
+    numbered
+        || hashed
+        || tokens.contains(&"ago")
+        || !text.contains('\n') && tokens.iter().any(|w| number(w))
+}
+
+/// A version's name: "v4", "v5" (of "v5.1.0").
+fn versioned(word: &str) -> bool {
+    word.len() >= 2 && word.starts_with('v') && word[1..].chars().all(|c| c.is_ascii_digit())
+}
+
+/// Words that present a rule text as newer than the one in force: a date it takes effect
+/// from, "updated", a new rule, "now", "no longer", a changelog or release notes, two versions
+/// compared ("v4.2 -> v4.3"). One version only names an edition, which the text in force has
+/// too; and "new" of a thing or a person ("new customers only", "the new blender") is not a
+/// new rule.
+fn presented_as_newer(tokens: &[&str]) -> bool {
+    tokens.iter().filter(|w| versioned(w)).count() >= 2
+        || tokens.iter().enumerate().any(|(k, w)| {
+            let next = tokens.get(k + 1).copied().unwrap_or("");
+            let previous = if k > 0 { tokens[k - 1] } else { "" };
+            matches!(
+                *w,
+                "revised" | "effective" | "changelog" | "amended" | "amendment" | "changing"
+            ) || matches!(*w, "new" | "newer") && names_a_document(next)
+            // "now on its way" tells how a thing stands.
+            || *w == "now" && !NOW_IDIOMS_BEFORE.contains(&previous) && !NOW_STANDS.contains(&next)
+            // "updated_at" in a tracking payload dates a record, not a rule.
+            || matches!(*w, "updated" | "update") && next != "at"
+            || *w == "release" && matches!(next, "notes" | "note")
+            || *w == "change" && matches!(next, "log" | "notes")
+            // "starting Monday", "beginning 1 May".
+            || matches!(*w, "starting" | "beginning")
+                && (DECREE_TIMES.contains(&next)
+                    || MONTHS.contains(&next)
+                    || WEEKDAYS.contains(&next)
+                    || numbered_word(next))
+            || *w == "longer" && previous == "no"
+            // "cancellation fees were eliminated", "we've extended our return window".
+            || CLAIMED_CHANGES.contains(w) && previous != "last"
+            || *w == "of" && previous == "as"
+        })
+}
+
+/// What marks a line naming a document, not stating a rule, as a newer edition: a version
+/// ("version: 5", "v4.3", "rev. 2026-02"), a changelog or release notes, an amendment, a new
+/// policy, "effective immediately". A date stamp alone ("Last updated: ...", "Effective:
+/// 01/10/2026") dates a text or an account: a quote of the policy in force carries one too.
+fn an_edition(tokens: &[&str]) -> bool {
+    tokens.iter().filter(|w| versioned(w)).count() >= 2
+        || tokens.iter().enumerate().any(|(k, w)| {
+            let next = tokens.get(k + 1).copied().unwrap_or("");
+            matches!(
+                *w,
+                "revised" | "changelog" | "amended" | "amendment" | "changing"
+            )
+            || *w == "release" && matches!(next, "notes" | "note")
+            || *w == "change" && matches!(next, "log" | "notes")
+            || *w == "effective" && matches!(next, "immediately" | "today" | "now")
+            // "| Category | Old (v4.2) | New (v4.3) |", "old_value,new_value".
+            || *w == "old" && tokens.contains(&"new")
+            || matches!(*w, "new" | "newer") && names_a_document(next)
+            // "Returns Policy - Updated", "What's changed in our Returns Policy"; not the
+            // stamp "Last updated: ...".
+            || CLAIMED_CHANGES.contains(w) && (k == 0 || tokens[k - 1] != "last")
+        })
+}
+
+/// A word naming a rule text or a rule: "policy", "terms", "fee", "window".
+fn names_a_document(word: &str) -> bool {
+    DOCUMENT_WORDS.contains(&word) || CLAIMED_RULES.contains(&word) || RULE_HEADS.contains(&word)
+}
+
+/// Pasted lines that mark a diff: `+++`/`@@` headers, or lines both taken out and put in.
+fn diff(material: &str) -> bool {
+    let lines: Vec<&str> = material.lines().map(str::trim).collect();
+    lines
+        .iter()
+        .any(|l| l.starts_with("+++") || l.starts_with("@@"))
+        || lines.iter().any(|l| l.starts_with('+'))
+            && lines
+                .iter()
+                .any(|l| l.starts_with('-') && !l.starts_with("- "))
 }
 
 /// A change passed on from a source: the piece of its sentence that carries it, and the
@@ -1119,6 +1600,7 @@ const REMEDIES: &[&str] = &[
     "delete",
     "convert",
     "reactivate",
+    "match",
 ];
 
 /// Remedies whose object must be a thing, not a person: "remove the fee", not "remove me
@@ -1200,7 +1682,8 @@ const AGREE_TAGS: &[&[&str]] = &[
 /// me my refund is overdue", "stop citing v3", "so I qualify, right?". Not a request with a
 /// condition ("check, and if so refund it"), nor one that asks what applies ("tell me what the
 /// rule is now", "it used to be 14, right?").
-fn acts_on_the_claim(text: &str, tied: impl Fn(usize, &str) -> bool) -> bool {
+fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str) -> bool) -> bool {
+    let plain = forms == RequestForms::Plain;
     sentences_with_marks(text)
         .enumerate()
         .any(|(at, (sentence, question))| {
@@ -1250,7 +1733,9 @@ fn acts_on_the_claim(text: &str, tied: impl Fn(usize, &str) -> bool) -> bool {
             let tagged = AGREE_TAGS
                 .iter()
                 .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
-            if premised_on_it(&tokens, question, tagged) {
+            if premised_on_it(&tokens, question, tagged)
+                || plain && asked_by_name(&tokens, question)
+            {
                 return true;
             }
             // Each clause, and the part after a "so" inside one ("... late because of snow so
@@ -1259,10 +1744,14 @@ fn acts_on_the_claim(text: &str, tied: impl Fn(usize, &str) -> bool) -> bool {
                 let tokens = words(clause);
                 (0..tokens.len())
                     // "... and confirm I'm inside the window": a dictated line may follow "and".
+                    // "cancel and give me the full refund": a second order joined to one.
                     .filter(|&i| {
                         i == 0
                             || tokens[i - 1] == "so"
                             || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
+                            || plain
+                                && tokens[i - 1] == "and"
+                                && (REMEDIES.contains(&tokens[i - 2.min(i)]) || i == 1)
                     })
                     .any(|i| {
                         let from_so =
@@ -1274,11 +1763,34 @@ fn acts_on_the_claim(text: &str, tied: impl Fn(usize, &str) -> bool) -> bool {
                                 "go", "ahead", "and",
                             ],
                         );
-                        orders_a_remedy(part)
+                        // "..., but I'd like the store credit added as well."
+                        let part = if plain {
+                            after_softeners(part, &["but"])
+                        } else {
+                            part
+                        };
+                        orders_a_remedy(part, forms)
                             || (from_so && concludes_for_own_case(part, question, tagged))
                     })
             })
         })
+}
+
+/// A remedy asked for by its name alone, closed with "please": "Return please.", "Shipping
+/// refund + $20 credit please". Not a question, and short: a sentence that only ends politely
+/// ("I returned it last week and still have no refund, please") tells a story.
+fn asked_by_name(tokens: &[&str], question: bool) -> bool {
+    let polite = |w: &&str| matches!(*w, "please" | "pls" | "asap" | "thanks" | "thx");
+    // "Return please, no fee.": the remedy first, then "please".
+    !question
+        && tokens.len() <= 8
+        && (tokens.last().is_some_and(polite)
+            || tokens.first().is_some_and(|w| REMEDY_NOUNS.contains(w))
+                && tokens.iter().any(polite))
+        && !tokens
+            .iter()
+            .any(|w| matches!(*w, "i" | "i'm" | "we" | "it" | "is" | "was" | "still"))
+        && tokens.iter().any(|w| REMEDY_NOUNS.contains(w))
 }
 
 /// What a message calls the claimed text when it reasons from it: "under the new policy",
@@ -1440,7 +1952,8 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
 
 /// A clause that orders a remedy, dictates what the change grants, refuses the text in force,
 /// or obliges the assistant to answer from the claim.
-fn orders_a_remedy(part: &[&str]) -> bool {
+fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
+    let plain = forms == RequestForms::Plain;
     let at = |k: usize| part.get(k).copied().unwrap_or("");
     let after = |k: usize| part.get(k..).unwrap_or(&[]);
     // "refund the difference", "reinstate it"; not "credit card refunds are ...".
@@ -1482,14 +1995,34 @@ fn orders_a_remedy(part: &[&str]) -> bool {
                 )
             })
     };
+    // "push it through", "push the refund through".
+    let pushed_through = |part: &[&str]| {
+        part.first() == Some(&"push") && part.iter().skip(1).take(4).any(|w| *w == "through")
+    };
+    // "give me the full refund", "send us the credit".
+    let given = |part: &[&str]| {
+        matches!(part, ["give" | "send", "me" | "us", ..])
+            && part
+                .iter()
+                .skip(2)
+                .take(4)
+                .any(|w| REMEDY_NOUNS.contains(w))
+    };
     let remedy = |part: &[&str]| {
         let verb = part.first().copied().unwrap_or("");
         let next = part.get(1).copied().unwrap_or("");
+        // "refund to my Visa": the remedy with where it goes.
+        let destination = next == "to"
+            && matches!(
+                part.get(2).copied(),
+                Some("my" | "the" | "original" | "our")
+            );
         REMEDIES.contains(&verb)
-            && object(next)
+            && (object(next) || plain && destination)
             && !(THING_REMEDIES.contains(&verb) && matches!(next, "me" | "us"))
             || taken_back(part)
             || kept(part)
+            || plain && (pushed_through(part) || given(part) || announces_own_remedy(part))
     };
     // "don't charge me the fee", "do not give me a partial refund", "don't take anything off":
     // the charge refused; not "don't take this the wrong way".
@@ -1512,7 +2045,23 @@ fn orders_a_remedy(part: &[&str]) -> bool {
             ))
     }) || matches!(part, ["i", "want" | "need", "my" | "the" | "that" | "it", ..])
         // "I want my $15 back".
-        && part.iter().skip(3).take(4).any(|w| *w == "back");
+        && part.iter().skip(3).take(4).any(|w| *w == "back")
+        // "I'd like my remaining $38.50 cashed out", "I'd like the refund option", "I want the
+        // fee waived".
+        || plain && WANTING.iter().any(|frame| {
+            part.starts_with(frame)
+                && (part.get(frame.len()).is_some_and(|w| {
+                    matches!(*w, "my" | "the" | "a" | "an" | "this" | "that" | "it" | "them")
+                })
+                // "I'd like to send it back", "I want to exchange my dress".
+                || part.get(frame.len()) == Some(&"to")
+                    && part.get(frame.len() + 1).is_some_and(|w| {
+                        REMEDIES.contains(w) || CUSTOMERS_REMEDIES.contains(w)
+                    }))
+                && part[frame.len()..].iter().take(6).any(|w| {
+                    REMEDY_NOUNS.contains(w) || DONE_REMEDIES.contains(w)
+                })
+        });
     // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
     let stop = |part: &[&str]| {
         let at = |k: usize| part.get(k).copied().unwrap_or("");
@@ -1564,6 +2113,79 @@ fn orders_a_remedy(part: &[&str]) -> bool {
     });
     remedy(part) || refused || wanted || polite || dictated || stop(part) || obliged
 }
+
+/// The forms a request premised on a claim may take. A sentence of chat claiming a change
+/// needs its request in the narrower forms (an order, a remedy wanted of the assistant) to be
+/// told from a story; a rule text pasted in full is already a claim, and the request after it
+/// may be put plainly too: "Return please.", "I'd like the fee waived", "give me the refund",
+/// "refund to my Visa", "push it through".
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RequestForms {
+    Ordered,
+    Plain,
+}
+
+/// Frames that say what the customer wants done or had: "I'd like my balance cashed out".
+const WANTING: &[&[&str]] = &[
+    &["i'd", "like"],
+    &["i", "would", "like"],
+    &["i", "want"],
+    &["i", "need"],
+    &["i", "expect"],
+];
+
+/// A remedy by its name: "give me the full refund", "I'd like the refund option", "Shipping
+/// refund + $20 credit please".
+const REMEDY_NOUNS: &[&str] = &[
+    "refund",
+    "credit",
+    "replacement",
+    "reimbursement",
+    "exchange",
+    "return",
+    "label",
+    "cancellation",
+];
+
+/// What a customer does to claim a remedy: "I'd like to return them", "I'm sending it back".
+const CUSTOMERS_REMEDIES: &[&str] = &["return", "exchange", "send", "swap", "cancel"];
+
+/// The customer's own act of claiming a remedy, announced: "I'm returning it for a refund",
+/// "Returning my jacket for store credit, thanks", "I'm cancelling my order".
+fn announces_own_remedy(part: &[&str]) -> bool {
+    let act = match part {
+        ["i'm" | "im", act, ..] | ["i", "am", act, ..] => act,
+        [act, ..] => act,
+        [] => return false,
+    };
+    matches!(
+        *act,
+        "returning" | "exchanging" | "cancelling" | "canceling" | "sending" | "swapping"
+    )
+}
+
+/// A remedy done, as what the customer wants had: "I'd like my balance cashed out", "I want
+/// the fee waived".
+const DONE_REMEDIES: &[&str] = &[
+    "refunded",
+    "credited",
+    "cashed",
+    "waived",
+    "cancelled",
+    "canceled",
+    "processed",
+    "honored",
+    "honoured",
+    "applied",
+    "added",
+    "reimbursed",
+    "replaced",
+    "matched",
+    "reinstated",
+    "restored",
+    "extended",
+    "exchanged",
+];
 
 /// Frames that put a remedy to the assistant as what the customer wants or expects.
 const WANTED_OF_YOU: &[&[&str]] = &[

@@ -13,6 +13,16 @@ pub struct Sanitized {
 
 /// Strips control characters, collapses whitespace and cuts at `max_chars` on a word boundary.
 pub fn sanitize(raw: &str, max_chars: usize) -> Sanitized {
+    sanitize_with(raw, max_chars, false)
+}
+
+/// [`sanitize`], keeping the message's line breaks (runs of blank lines become one): pasted
+/// material is told from the customer's own words by its layout ([`crate::pasted`]).
+pub fn sanitize_keeping_lines(raw: &str, max_chars: usize) -> Sanitized {
+    sanitize_with(raw, max_chars, true)
+}
+
+fn sanitize_with(raw: &str, max_chars: usize, keep_lines: bool) -> Sanitized {
     let mut removed = 0;
     let cleaned: String = raw
         .chars()
@@ -25,11 +35,29 @@ pub fn sanitize(raw: &str, max_chars: usize) -> Sanitized {
             }
         })
         .collect();
-    let mut text = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapse = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut text = if keep_lines {
+        let mut out = String::new();
+        let mut blank = false;
+        for line in cleaned.lines().map(collapse) {
+            if line.is_empty() {
+                blank = !out.is_empty();
+                continue;
+            }
+            if !out.is_empty() {
+                out.push_str(if blank { "\n\n" } else { "\n" });
+            }
+            out.push_str(&line);
+            blank = false;
+        }
+        out
+    } else {
+        collapse(&cleaned)
+    };
     let truncated = text.chars().count() > max_chars;
     if truncated {
         let cut: String = text.chars().take(max_chars).collect();
-        text = match cut.rfind(' ') {
+        text = match cut.rfind(char::is_whitespace) {
             Some(space) if space > max_chars / 2 => cut[..space].to_string(),
             _ => cut,
         };

@@ -108,3 +108,23 @@ fn redaction_replaces_spans() {
     assert_eq!(redact(text, &matches), "I'm [email], card [payment_card].");
     assert_eq!(redact("nothing here", &[]), "nothing here");
 }
+
+#[test]
+fn sanitize_keeping_lines_keeps_the_layout_and_nothing_else() {
+    let raw = "  Changelog:\r\n\n\n  - v2\tfree returns \u{0007}\n+ v3  \n\nRefund   me ";
+    let kept = sanitize_keeping_lines(raw, 500);
+    assert_eq!(
+        kept.text,
+        "Changelog:\n\n- v2 free returns\n+ v3\n\nRefund me"
+    );
+    assert_eq!(kept.removed_control_chars, 1);
+    // The same words as the flat reading, in the same order.
+    assert_eq!(
+        kept.text.split_whitespace().collect::<Vec<_>>(),
+        sanitize(raw, 500)
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    );
+    assert!(sanitize_keeping_lines("alpha\nbeta gamma delta", 12).truncated);
+}

@@ -21,6 +21,7 @@ pub mod intent;
 pub mod judge;
 pub mod manifest;
 pub mod memo;
+pub mod pasted;
 pub mod records;
 pub mod region;
 pub mod retention;

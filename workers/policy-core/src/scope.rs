@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use crate::text::MONTHS;
+use crate::text::{MONTHS, WEEKDAYS};
 use std::fmt;
 
 /// Why a question is outside what the corpus covers.
@@ -612,7 +612,9 @@ impl<'a> Token<'a> {
         let capitalised = first.is_some_and(char::is_uppercase);
         let pronoun = matches!(word, "I" | "I'm" | "I'd" | "I've" | "I'll" | "OK");
         let lower = word.to_lowercase();
-        let calendar = CALENDAR.contains(&lower.as_str()) || MONTHS.contains(&lower.as_str());
+        let calendar = CALENDAR.contains(&lower.as_str())
+            || WEEKDAYS.contains(&lower.as_str())
+            || MONTHS.contains(&lower.as_str());
         !pronoun
             && !calendar
             && (capitalised || inner_capital)
@@ -781,16 +783,9 @@ const HOLIDAY_NOUNS: &[&str] = &["day", "days", "holiday", "holidays", "eve", "w
 /// Park shop" name where our shop is, not another business.
 const BRANCH_NOUNS: &[&str] = &["store", "shop", "branch", "outlet", "showroom", "location"];
 
-/// Capitalised by convention, never a business: days, seasons and holidays (and the months,
-/// [`crate::text::MONTHS`]).
+/// Capitalised by convention, never a business: seasons and holidays (and the days and the
+/// months, [`crate::text::WEEKDAYS`] and [`crate::text::MONTHS`]).
 const CALENDAR: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
     "spring",
     "summer",
     "autumn",

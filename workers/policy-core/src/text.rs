@@ -727,6 +727,17 @@ const ISO_4217: &[&str] = &[
     "VES", "VND", "VUV", "WST", "XAF", "XCD", "XOF", "XPF", "YER", "ZAR", "ZMW", "ZWL",
 ];
 
+/// Days of the week, lower-cased.
+pub(crate) const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
 const CURRENCY_WORDS: &[&str] = &[
     "usd", "eur", "gbp", "jpy", "inr", "cad", "aud", "nzd", "sgd", "zar", "brl", "mxn", "chf",
     "rs", "dollar", "dollars", "euro", "euros", "pound", "pounds", "rupee", "rupees", "real",

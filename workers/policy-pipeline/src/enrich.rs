@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use policy_avro::{ChatTurn, Enrichment};
-use policy_core::guardrails::{assess_injection, detect_pii, is_unusable, redact, sanitize};
+use policy_core::guardrails::{
+    assess_injection, detect_pii, is_unusable, redact, sanitize, sanitize_keeping_lines,
+};
 use policy_core::injection::Signal;
 use policy_core::intent::{detect_intent, TurnSubjects};
 use policy_core::memo::Memo;
@@ -61,6 +63,9 @@ impl Prefetched {
 /// The question as the pipeline sees it: sanitised, personal data redacted.
 struct Prepared {
     question: String,
+    /// The question redacted the same way with its line breaks kept, for the readings of
+    /// pasted material.
+    laid_out: String,
     /// The redacted spans as written, read only by the injection guard for encoded payloads
     /// (a hex payload looks like a card number). Never stored, sent or logged.
     redacted: Vec<String>,
@@ -138,9 +143,11 @@ impl Enricher {
         if !pii.is_empty() {
             flags.push("pii_redacted".to_string());
         }
+        let lines = sanitize_keeping_lines(raw, self.max_question_chars).text;
         Prepared {
             // Personal data is never sent further down the pipeline (or to an LLM).
             question: redact(&sanitized.text, &pii),
+            laid_out: redact(&lines, &detect_pii(&lines)),
             redacted: pii
                 .iter()
                 .filter_map(|m| whole_words(&sanitized.text, m.span.clone()))
@@ -192,6 +199,7 @@ impl Enricher {
         };
         let Prepared {
             question,
+            laid_out,
             redacted,
             pii_types,
             flags,
@@ -249,9 +257,7 @@ impl Enricher {
         }
         // Before an action request: "the fee was scrapped, so refund it" needs the claim
         // checked, which is what a person must know first.
-        if let Some(claim) =
-            policy_core::claims::relies_on_claimed_change(&enrichment.sanitized_question)
-        {
+        if let Some(claim) = policy_core::claims::relies_on_claimed_change(&laid_out) {
             return stop(
                 &turn,
                 Some(&enrichment),
