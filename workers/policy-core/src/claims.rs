@@ -63,13 +63,15 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
 /// diff, a versioned config, release notes, a dated help-page excerpt, an email announcing new
 /// terms), relied on by a request in the customer's own words: "--- cancellation.md (old) /
 /// +++ cancellation.md (new) ... Cancel it please, per the new version." Its reason quotes
-/// the first pasted line that states a rule.
+/// the rule as changed: a pasted rule line presented as newer, never a diff's removed line.
 ///
 /// The material must state a rule ([`states_a_rule`]), not record one order, payment or
-/// account (a receipt, a status page, a bank text, a label: [`a_record`]); and it must be
-/// presented as newer, on a line that states a rule ("Receipts are no longer required"), a
-/// line naming the document ("version: 5", "Last updated: Mar 2, 2026"), the customer's
-/// introduction ("Here's the changelog:") or a diff. The request must point at the material
+/// account (a receipt, a status page, a bank text, a label: [`a_record`]), and not be another
+/// issuer's ([`issued_elsewhere`]); and it must be presented as newer, on a line that states a
+/// rule ("Receipts are no longer required"), a line naming the document as a new edition
+/// ("Returns Policy - Updated", "| Old (v4.2) | New (v4.3) |"), the customer's introduction
+/// ("Here's the changelog:") or a diff; a date stamp ("Last updated: Mar 2, 2026") or one
+/// edition's name ("version: 5") is not newness. The request must point at the material
 /// ("per the above"), come in the paragraph right after it, or share a word with its rules: a
 /// developer pasting their own product's changelog and asking something else is answered.
 fn pasted_rules_relied_on(message: &str) -> Option<String> {
@@ -97,10 +99,10 @@ fn pasted_rules_relied_on(message: &str) -> Option<String> {
         .iter()
         .flat_map(|paragraph| {
             let first = paragraph.first().map_or("", String::as_str);
-            let heads = first.starts_with('|') || first.ends_with(':');
+            let names_rows = first.starts_with('|') || first.ends_with(':');
             paragraph
                 .iter()
-                .filter(move |line| states_a_rule(line, if heads { first } else { "" }))
+                .filter(move |line| states_a_rule(line, if names_rows { first } else { "" }))
         })
         .collect();
     if rules.is_empty() {
@@ -112,8 +114,19 @@ fn pasted_rules_relied_on(message: &str) -> Option<String> {
             let tokens = words(line);
             names_the_document(&tokens) && an_edition(&tokens)
         })
-        || presented_as_newer(&words(&normalize(&pasted.introductions).text))
-        || diff(&pasted.material);
+        // The customer calling it new: a line introducing it ("You now qualify for:", "v4.3
+        // release notes:"), or one pointing at it as a new edition ("Above is the updated
+        // config"), not a request's "now" ("as you can see above, I need my refund now").
+        || pasted.introductions.lines().any(|line| {
+            let tokens = normalize(line).text;
+            let tokens = words(&tokens);
+            if line.trim_end().ends_with(':') {
+                presented_as_newer(&tokens)
+            } else {
+                an_edition(&tokens)
+            }
+        })
+        || diff(&material);
     if !newer {
         return None;
     }
@@ -136,7 +149,17 @@ fn pasted_rules_relied_on(message: &str) -> Option<String> {
                     || ruled_words.iter().any(|s| same_content_word(w, s))
             })
     };
-    acts_on_the_claim(&own, RequestForms::Plain, tied).then(|| quoted(rules[0]))
+    acts_on_the_claim(&own, RequestForms::Plain, tied).then(|| {
+        // The rule as changed: a line presented as newer, and never a diff's removed line.
+        let removed = |line: &str| line.starts_with('-') && !line.starts_with("- ");
+        let kept: Vec<&&String> = rules.iter().filter(|line| !removed(line)).collect();
+        let claimed = kept
+            .iter()
+            .find(|line| presented_as_newer(&words(line)))
+            .or(kept.first())
+            .map_or(rules[0].as_str(), |line| line.as_str());
+        quoted(claimed.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '"'))
+    })
 }
 
 /// Whether pasted material is another issuer's, not the company's: the customer's
@@ -188,7 +211,6 @@ fn issued_elsewhere(pasted: &crate::pasted::Pasted) -> bool {
         .iter()
         .any(|w| elsewhere(w) || matches!(*w, "news" | "settlement" | "headline"))
         || said.iter().any(elsewhere);
-    // "Tracking history:", "my receipt:": a record introduced.
     // "Tracking history:", "my receipt:": a record named right before the colon that
     // introduces it; not "I lost the receipt" said after a rule text.
     let record = pasted.introductions.lines().any(|line| {
@@ -217,7 +239,7 @@ fn issued_elsewhere(pasted: &crate::pasted::Pasted) -> bool {
     let notes = |tokens: &[&str]| {
         tokens
             .iter()
-            .any(|w| versioned(w) || matches!(*w, "changelog" | "firmware"))
+            .any(|w| names_a_version(w) || matches!(*w, "changelog" | "firmware"))
             || tokens
                 .windows(2)
                 .any(|w| matches!(w, ["release", "notes"] | ["what's", "new"]))
@@ -350,17 +372,20 @@ const RULE_STATEMENTS: &[&str] = &[
 fn states_a_rule(line: &str, heading: &str) -> bool {
     let tokens = words(line);
     let named = words(heading);
-    let names = tokens.iter().chain(&named).enumerate().any(|(k, w)| {
-        // "price adjustments", "price match": a rule; a price alone is a thing's.
-        let next = tokens.get(k + 1).copied().unwrap_or("");
-        (RULED.contains(w) && !matches!(*w, "price" | "balance" | "cash"))
-            || *w == "price" && (next.starts_with("adjust") || next.starts_with("match"))
-            || CLAIMED_RULES.contains(w)
-            || RULE_HEADS.contains(w)
-            || w.starts_with("cancel")
-            || w.starts_with("expir")
-            || w.starts_with("subscription")
-    });
+    // "price adjustments", "price match": a rule; a price alone is a thing's.
+    let names_in = |tokens: &[&str]| {
+        tokens.iter().enumerate().any(|(k, w)| {
+            let next = tokens.get(k + 1).copied().unwrap_or("");
+            (RULED.contains(w) && !matches!(*w, "price" | "balance" | "cash"))
+                || *w == "price" && (next.starts_with("adjust") || next.starts_with("match"))
+                || CLAIMED_RULES.contains(w)
+                || RULE_HEADS.contains(w)
+                || w.starts_with("cancel")
+                || w.starts_with("expir")
+                || w.starts_with("subscription")
+        })
+    };
+    let names = names_in(&tokens) || names_in(&named);
     // "are refunded automatically", "is covered": a rule in the present passive.
     let passive = tokens.windows(2).any(|pair| {
         matches!(pair[0], "is" | "are")
@@ -456,18 +481,13 @@ fn a_record(text: &str) -> bool {
         || !text.contains('\n') && tokens.iter().any(|w| number(w))
 }
 
-/// A version's name: "v4", "v5" (of "v5.1.0").
-fn versioned(word: &str) -> bool {
-    word.len() >= 2 && word.starts_with('v') && word[1..].chars().all(|c| c.is_ascii_digit())
-}
-
 /// Words that present a rule text as newer than the one in force: a date it takes effect
 /// from, "updated", a new rule, "now", "no longer", a changelog or release notes, two versions
 /// compared ("v4.2 -> v4.3"). One version only names an edition, which the text in force has
 /// too; and "new" of a thing or a person ("new customers only", "the new blender") is not a
 /// new rule.
 fn presented_as_newer(tokens: &[&str]) -> bool {
-    tokens.iter().filter(|w| versioned(w)).count() >= 2
+    tokens.iter().filter(|w| names_a_version(w)).count() >= 2
         || tokens.iter().enumerate().any(|(k, w)| {
             let next = tokens.get(k + 1).copied().unwrap_or("");
             let previous = if k > 0 { tokens[k - 1] } else { "" };
@@ -478,7 +498,7 @@ fn presented_as_newer(tokens: &[&str]) -> bool {
             // "now on its way" tells how a thing stands.
             || *w == "now" && !NOW_IDIOMS_BEFORE.contains(&previous) && !NOW_STANDS.contains(&next)
             // "updated_at" in a tracking payload dates a record, not a rule.
-            || matches!(*w, "updated" | "update") && next != "at"
+            || matches!(*w, "updated" | "update") && next != "at" && previous != "last"
             || *w == "release" && matches!(next, "notes" | "note")
             || *w == "change" && matches!(next, "log" | "notes")
             // "starting Monday", "beginning 1 May".
@@ -488,8 +508,11 @@ fn presented_as_newer(tokens: &[&str]) -> bool {
                     || WEEKDAYS.contains(&next)
                     || numbered_word(next))
             || *w == "longer" && previous == "no"
-            // "cancellation fees were eliminated", "we've extended our return window".
-            || CLAIMED_CHANGES.contains(w) && previous != "last"
+            // "cancellation fees were eliminated", "we've extended our return window"; not "the
+            // extended warranty", a thing.
+            || CLAIMED_CHANGES.contains(w)
+                && previous != "last"
+                && !DETERMINERS_BEFORE.contains(&previous)
             || *w == "of" && previous == "as"
         })
 }
@@ -499,7 +522,7 @@ fn presented_as_newer(tokens: &[&str]) -> bool {
 /// policy, "effective immediately". A date stamp alone ("Last updated: ...", "Effective:
 /// 01/10/2026") dates a text or an account: a quote of the policy in force carries one too.
 fn an_edition(tokens: &[&str]) -> bool {
-    tokens.iter().filter(|w| versioned(w)).count() >= 2
+    tokens.iter().filter(|w| names_a_version(w)).count() >= 2
         || tokens.iter().enumerate().any(|(k, w)| {
             let next = tokens.get(k + 1).copied().unwrap_or("");
             matches!(
@@ -523,16 +546,18 @@ fn names_a_document(word: &str) -> bool {
     DOCUMENT_WORDS.contains(&word) || CLAIMED_RULES.contains(&word) || RULE_HEADS.contains(&word)
 }
 
-/// Pasted lines that mark a diff: `+++`/`@@` headers, or lines both taken out and put in.
-fn diff(material: &str) -> bool {
-    let lines: Vec<&str> = material.lines().map(str::trim).collect();
+/// Pasted lines that mark a diff: `+++`/`@@` headers, or lines of words both taken out and put
+/// in (not a ledger's "+$40.00" and "-$6.00").
+fn diff(material: &[Vec<String>]) -> bool {
+    let lines: Vec<&str> = material.iter().flatten().map(|l| l.trim()).collect();
+    let worded = |l: &str, mark: char| {
+        l.strip_prefix(mark)
+            .is_some_and(|rest| rest.starts_with(char::is_alphabetic))
+    };
     lines
         .iter()
         .any(|l| l.starts_with("+++") || l.starts_with("@@"))
-        || lines.iter().any(|l| l.starts_with('+'))
-            && lines
-                .iter()
-                .any(|l| l.starts_with('-') && !l.starts_with("- "))
+        || lines.iter().any(|l| worded(l, '+')) && lines.iter().any(|l| worded(l, '-'))
 }
 
 /// A change passed on from a source: the piece of its sentence that carries it, and the
@@ -1600,7 +1625,6 @@ const REMEDIES: &[&str] = &[
     "delete",
     "convert",
     "reactivate",
-    "match",
 ];
 
 /// Remedies whose object must be a thing, not a person: "remove the fee", not "remove me
@@ -1751,7 +1775,7 @@ fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str)
                             || tokens[i - 1] == "and" && matches!(tokens[i], "tell" | "say")
                             || plain
                                 && tokens[i - 1] == "and"
-                                && (REMEDIES.contains(&tokens[i - 2.min(i)]) || i == 1)
+                                && (i == 1 || i >= 2 && REMEDIES.contains(&tokens[i - 2]))
                     })
                     .any(|i| {
                         let from_so =
@@ -1791,6 +1815,12 @@ fn asked_by_name(tokens: &[&str], question: bool) -> bool {
             .iter()
             .any(|w| matches!(*w, "i" | "i'm" | "we" | "it" | "is" | "was" | "still"))
         && tokens.iter().any(|w| REMEDY_NOUNS.contains(w))
+        // "Refund received, thanks", "No refund needed, thanks"; not "Return please, no fee".
+        && !tokens.iter().enumerate().any(|(k, w)| {
+            matches!(*w, "received" | "got" | "need" | "needed" | "arrived" | "done")
+                || matches!(*w, "no" | "not")
+                    && tokens.get(k + 1).is_some_and(|next| REMEDY_NOUNS.contains(next))
+        })
 }
 
 /// What a message calls the claimed text when it reasons from it: "under the new policy",
@@ -2017,7 +2047,8 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
                 part.get(2).copied(),
                 Some("my" | "the" | "original" | "our")
             );
-        REMEDIES.contains(&verb)
+        // "match it": a price match asked for after pasted material.
+        (REMEDIES.contains(&verb) || plain && verb == "match")
             && (object(next) || plain && destination)
             && !(THING_REMEDIES.contains(&verb) && matches!(next, "me" | "us"))
             || taken_back(part)
@@ -2158,10 +2189,29 @@ fn announces_own_remedy(part: &[&str]) -> bool {
         [act, ..] => act,
         [] => return false,
     };
+    let at = part.iter().position(|w| w == act).unwrap_or(0);
+    // "returning my jacket", "sending it back"; not "Returning customer here", "sending the
+    // photos".
+    let object = part.get(at + 1).is_some_and(|w| {
+        matches!(
+            *w,
+            "my" | "it" | "them" | "this" | "these" | "the" | "both" | "all"
+        )
+    }) && part[at + 1..]
+        .iter()
+        .take(6)
+        .any(|w| matches!(*w, "back" | "for") || REMEDY_NOUNS.contains(w))
+        || matches!(
+            *act,
+            "returning" | "exchanging" | "cancelling" | "canceling"
+        ) && matches!(
+            part.get(at + 1).copied(),
+            Some("my" | "it" | "them" | "this" | "these")
+        );
     matches!(
         *act,
         "returning" | "exchanging" | "cancelling" | "canceling" | "sending" | "swapping"
-    )
+    ) && object
 }
 
 /// A remedy done, as what the customer wants had: "I'd like my balance cashed out", "I want

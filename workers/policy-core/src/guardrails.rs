@@ -39,7 +39,11 @@ fn sanitize_with(raw: &str, max_chars: usize, keep_lines: bool) -> Sanitized {
     let mut text = if keep_lines {
         let mut out = String::new();
         let mut blank = false;
-        for line in cleaned.lines().map(collapse) {
+        // A lone carriage return and the Unicode line and paragraph separators break lines too.
+        let broken = cleaned
+            .replace("\r\n", "\n")
+            .replace(['\r', '\u{2028}', '\u{2029}', '\u{85}'], "\n");
+        for line in broken.lines().map(collapse) {
             if line.is_empty() {
                 blank = !out.is_empty();
                 continue;
@@ -58,7 +62,7 @@ fn sanitize_with(raw: &str, max_chars: usize, keep_lines: bool) -> Sanitized {
     if truncated {
         let cut: String = text.chars().take(max_chars).collect();
         text = match cut.rfind(char::is_whitespace) {
-            Some(space) if space > max_chars / 2 => cut[..space].to_string(),
+            Some(space) if space > max_chars / 2 => cut[..space].trim_end().to_string(),
             _ => cut,
         };
     }

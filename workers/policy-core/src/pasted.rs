@@ -55,12 +55,14 @@ pub fn split(message: &str) -> Option<Pasted> {
                 .collect();
             (separated, lines)
         })
-        .filter(|(_, lines): &(bool, Vec<&str>)| !lines.is_empty())
         .collect();
     for (at, (separated, lines)) in paragraphs.iter().enumerate() {
-        let (separated, lines) = (*separated, lines);
-        if separated {
+        // A separator ends an email even on a paragraph of its own.
+        if *separated {
             in_email = false;
+        }
+        if lines.is_empty() {
+            continue;
         }
         // The paragraph's own first lines introducing what follows ("Here's the changelog:")
         // and its last lines in the customer's words ("I'd like my balance cashed out.") are
@@ -83,12 +85,12 @@ pub fn split(message: &str) -> Option<Pasted> {
         // "^ got that push last month": the customer's next paragraph points up at this one.
         let pointed_at = paragraphs
             .get(at + 1)
-            .is_some_and(|(_, next)| next[0].starts_with('^'));
+            .is_some_and(|(_, next)| next.first().is_some_and(|line| line.starts_with('^')));
         let mostly_own = body.iter().filter(|line| own_line(line)).count() * 2 > body.len();
         let is_pasted = !body.is_empty()
             && (introduced
                 || lead > 0
-                || in_email && !separated && !mostly_own
+                || in_email && !*separated && !mostly_own
                 || body.len() >= 2 && (laid_out * 2 > body.len() || heading(body[0]))
                 || one_pasted_line
                 || pointed_at);
@@ -198,7 +200,11 @@ fn separator(line: &str) -> bool {
 fn structured(line: &str) -> bool {
     // "✅ Worn shoes accepted", "🆕 What's changed": a symbol opening a line is a bullet.
     let symbol = line.chars().next().is_some_and(|c| {
-        !c.is_alphanumeric() && !c.is_ascii() && !matches!(c, '¿' | '¡' | '‘' | '’' | '”')
+        // Not an amount ("£40 back"), an opening quote or an ellipsis.
+        !c.is_alphanumeric()
+            && !c.is_ascii()
+            && !matches!(c, '¿' | '¡' | '‘' | '’' | '”' | '«' | '„' | '…')
+            && !matches!(c, '£' | '€' | '¥' | '₹' | '₩' | '₽')
     });
     symbol
         || line.starts_with([
@@ -240,9 +246,14 @@ fn heading(line: &str) -> bool {
     line.starts_with('#')
         || words.len() >= 2
             && words.iter().all(|w| !w.chars().any(char::is_lowercase))
-            && !words
-                .iter()
-                .any(|w| matches!(*w, "I" | "MY" | "ME" | "WE" | "US" | "OUR" | "I'M"))
+            // A script without capitals has no headings by case.
+            && line.chars().any(char::is_uppercase)
+            && !words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "I" | "MY" | "ME" | "WE" | "US" | "OUR" | "I'M" | "YOU" | "YOUR" | "PLEASE"
+                )
+            })
 }
 
 /// `key: value` or `key = value`, the key a name of at most three words ("window_days: 60",
@@ -253,7 +264,10 @@ fn key_value(line: &str) -> bool {
         return false;
     };
     let key = key.trim().trim_matches(['"', '\'']);
+    // "Called at 10:30", "https://...": a time and a link, not a key.
+    let time_or_link = key.ends_with(|c: char| c.is_ascii_digit()) || value.starts_with("//");
     !key.is_empty()
+        && !time_or_link
         && !value.trim().is_empty()
         && key.split_whitespace().count() <= 3
         && key
@@ -263,16 +277,25 @@ fn key_value(line: &str) -> bool {
 
 /// "7.1 Customers must ...", "4.1(a) ...", "Art. 9.3 — ...", "Section 12.4(a): ...".
 fn numbered_section(line: &str) -> bool {
-    let lower = line.to_lowercase();
     let rest = ["section ", "art. ", "article ", "sec. "]
         .iter()
-        .find_map(|head| lower.strip_prefix(head))
-        .unwrap_or(&lower);
+        .find_map(|head| {
+            line.get(..head.len())
+                .filter(|start| start.eq_ignore_ascii_case(head))
+                .map(|_| &line[head.len()..])
+        })
+        .unwrap_or(line);
     let number: String = rest
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
-    number.contains('.') && number.starts_with(|c: char| c.is_ascii_digit()) && number.len() >= 3
+    // What follows the number opens a section ("7.1 Customers", "12.4(a):"), not a sentence
+    // about an amount ("49.99 charged twice").
+    let after = rest[number.len()..].trim_start();
+    number.contains('.')
+        && number.starts_with(|c: char| c.is_ascii_digit())
+        && number.len() >= 3
+        && after.starts_with(|c: char| c.is_uppercase() || matches!(c, '(' | ':' | '—' | '-'))
 }
 
 /// An email header line: "From: ...", "Subject: ...", "Objet : ...".

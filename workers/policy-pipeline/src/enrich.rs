@@ -147,7 +147,9 @@ impl Enricher {
         Prepared {
             // Personal data is never sent further down the pipeline (or to an LLM).
             question: redact(&sanitized.text, &pii),
-            laid_out: redact(&lines, &detect_pii(&lines)),
+            // Found on the lines joined by spaces (one byte for one, so the spans fit): a card
+            // number broken over two lines is redacted as the flat question's is.
+            laid_out: redact(&lines, &detect_pii(&lines.replace('\n', " "))),
             redacted: pii
                 .iter()
                 .filter_map(|m| whole_words(&sanitized.text, m.span.clone()))
