@@ -171,7 +171,7 @@ fn issued_elsewhere(pasted: &crate::pasted::Pasted) -> bool {
     let introduction = normalize(&pasted.introductions).text;
     let intro = words(&introduction);
     // What the customer says of it, before or right after it.
-    let remarks = normalize(&format!("{}\n{}", pasted.introductions, pasted.remark)).text;
+    let remarks = normalize(&format!("{}\n{}", pasted.introductions, pasted.remark())).text;
     let remarks = words(&remarks);
     // Who issued it is said before it or at its head: a heading, a sender, a subject.
     let heads: String = pasted

@@ -19,12 +19,17 @@ pub struct Pasted {
     pub own: String,
     /// The customer's paragraph right after pasted material, which reads as about it.
     pub following: String,
-    /// The customer's first line right after the material, which often says whose it is
-    /// ("this is the payload my integration sent").
-    pub remark: String,
     /// The customer's lines that introduce the material ("Here's the changelog ...:") or point
     /// at it ("Above is the updated config").
     pub introductions: String,
+}
+
+impl Pasted {
+    /// The customer's first line right after the material, which often says whose it is
+    /// ("this is the payload my integration sent").
+    pub fn remark(&self) -> &str {
+        self.following.lines().next().unwrap_or_default()
+    }
 }
 
 /// Words with which the customer's own text points at pasted material.
@@ -110,13 +115,9 @@ pub fn split(message: &str) -> Option<Pasted> {
             if (after_material || !body.is_empty()) && pasted.following.is_empty() {
                 pasted.following = trail.join("\n");
             }
-            for (k, line) in trail.iter().enumerate() {
+            for line in trail {
                 let lower = line.to_lowercase();
-                // The first line right after the material speaks of it ("this is the payload
-                // my integration sent"); a caret points up at it ("^ from your help center").
-                if k == 0 && (after_material || !body.is_empty()) && pasted.remark.is_empty() {
-                    pasted.remark = line.to_string();
-                }
+                // A caret points up at it ("^ from your help center").
                 if line.ends_with(':')
                     || line.starts_with('^')
                     || crate::injection::words(&lower)
