@@ -15,7 +15,7 @@
 //! store's phone number" ask about the policy.
 
 use crate::intent::{words, LEAD_INS};
-use crate::text::split_sentences;
+use crate::text::split_message_sentences;
 
 /// Verbs that ask the assistant to disclose something.
 const DISCLOSE: &[&str] = &[
@@ -38,6 +38,7 @@ const RECORD_FIELDS: &[&str] = &[
     "postcode",
     "zip",
     "phone",
+    "mobile",
     "email",
     "card",
     "name",
@@ -609,14 +610,14 @@ pub fn requested_record(message: &str) -> Option<String> {
     // between spaces, sets off a clause as a comma does ("Order 77120 - what is in it?"); one
     // inside a word joins ("113-4490218", "e-mail"). Replaced after the sentences are split,
     // whose "- " bullets end one.
-    let sentences: Vec<Vec<Vec<String>>> = split_sentences(&message)
+    let sentences: Vec<Vec<Vec<String>>> = split_message_sentences(&message)
         .into_iter()
         .map(|sentence| {
             sentence
                 .replace(" - ", " \u{2014} ")
                 .replace(" \u{2013} ", " \u{2014} ")
                 .split([',', ';', ':', '(', ')', '\u{2014}'])
-                .map(|clause| words(&mark_possessives(clause)))
+                .map(|clause| split_bare_possessives(words(&mark_possessives(clause))))
                 .collect()
         })
         .collect();
@@ -626,21 +627,29 @@ pub fn requested_record(message: &str) -> Option<String> {
         .flatten()
         .map(String::as_str)
         .collect();
-    let hypothetical = all_words.iter().any(|n| HYPOTHETICAL.contains(n))
-        || all_words.windows(2).any(|pair| {
-            matches!(pair[0], "before" | "havent")
-                && matches!(pair[1], "i" | "we" | "ordered" | "bought")
-        });
+    // "If so, ..." goes on from the question before it; it sets no condition of its own.
+    let hypothetical = all_words.iter().enumerate().any(|(k, n)| {
+        HYPOTHETICAL.contains(n)
+            && !(*n == "if" && matches!(all_words.get(k + 1), Some(&("so" | "yes"))))
+    }) || all_words.windows(2).any(|pair| {
+        matches!(pair[0], "before" | "havent")
+            && matches!(pair[1], "i" | "we" | "ordered" | "bought")
+    });
     let questions = sentences
         .iter()
         .flatten()
         .filter(|e| opens_a_question(e))
         .count();
-    sentences.iter().find_map(|clauses| {
+    sentences.iter().enumerate().find_map(|(s, clauses)| {
         clauses.iter().enumerate().find_map(|(c, w)| {
             let earlier = &clauses[..c];
             let around = Surroundings {
                 shipment_named: earlier.iter().any(|e| names_a_shipment(e)),
+                record_named_before: sentences[..s]
+                    .iter()
+                    .flatten()
+                    .chain(earlier)
+                    .any(|e| names_a_record(e)),
                 topic_before: earlier
                     .iter()
                     .any(|e| !e.is_empty() && !names_one_record(e)),
@@ -665,6 +674,10 @@ struct Surroundings {
     /// An earlier clause of the sentence named one shipment ("the parcel for my flatmate"),
     /// which a later "it" may stand for.
     shipment_named: bool,
+    /// An earlier clause or sentence named one record ("her order, number 28816", "an account
+    /// registered under [email]"), which a later "it" may stand for ("what's in it?", "the
+    /// phone number on it").
+    record_named_before: bool,
     /// An earlier clause of the sentence sets a topic rather than naming one record ("for gift
     /// orders - which address is my parcel going to?").
     topic_before: bool,
@@ -704,6 +717,23 @@ fn names_a_shipment(w: &[String]) -> bool {
                     && !matches!(n.as_str(), "service" | "services")
             })
     })
+}
+
+/// The clause names one record: an owned or pointed-to shipment, a record's number, or a
+/// record by its identifier ("an account registered under [email]").
+fn names_a_record(w: &[String]) -> bool {
+    names_a_shipment(w)
+        || (0..w.len()).any(|k| {
+            record_number(w, k)
+                || (a_records_noun(&w[k])
+                    && (k + 1..w.len().min(k + 3)).any(|l| {
+                        let after = |n: usize| w.get(l + n).map_or("", String::as_str);
+                        RECORD_LINKS.contains(&after(0))
+                            && (order_number(after(1))
+                                || after(1) == "name"
+                                || (after(1) == "the" && after(2) == "name"))
+                    }))
+        })
 }
 
 /// What one shipment, refund or payment went through: "shipped", "processed", "through".
@@ -807,6 +837,33 @@ fn mark_possessives(clause: &str) -> String {
     marked
 }
 
+/// "my wifes phone number", "the customers email": a person's possessive written without its
+/// apostrophe, before what a record holds or a record itself, split as [`mark_possessives`]
+/// marks it ("wife s phone"). A plural stays one word ("a list of customers who bought").
+fn split_bare_possessives(w: Vec<String>) -> Vec<String> {
+    let mut split = Vec::with_capacity(w.len() + 2);
+    for (k, word) in w.iter().enumerate() {
+        // "wifes", "bosses".
+        let owner = [word.strip_suffix('s'), word.strip_suffix("es")]
+            .into_iter()
+            .flatten()
+            .find(|stem| PEOPLE.contains(stem) || matches!(*stem, "customer" | "buyer"));
+        let owned = w.get(k + 1).is_some_and(|n| {
+            RECORD_FIELDS.contains(&n.as_str())
+                || a_records_noun(n)
+                || matches!(n.as_str(), "phone" | "mobile" | "contact" | "card")
+        });
+        match owner {
+            Some(stem) if owned => {
+                split.push(stem.to_string());
+                split.push("s".to_string());
+            }
+            _ => split.push(word.clone()),
+        }
+    }
+    split
+}
+
 /// A field asked for at `at`: "give me her phone number", "what's the shipping address on
 /// order 113-...", "which phone number is on my account", "list all the orders shipped to ...".
 fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
@@ -815,7 +872,8 @@ fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String>
     let disclosing = (DISCLOSE.contains(&word)
         && addressed_to_assistant(w, at)
         && (word != "look" || next == Some("up")))
-        || wants_to_see(w, at);
+        || wants_to_see(w, at)
+        || states_a_need(w, at);
     let what_is =
         word == "whats" || (word == "what" && matches!(next, Some("is" | "are" | "was" | "were")));
     let which = matches!(word, "what" | "which");
@@ -883,10 +941,44 @@ fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String>
         let describes =
             OBJECT_WORDS.contains(&field) || an_owner || field.chars().any(|c| c.is_ascii_digit());
         if !describes {
-            return None;
+            return (disclosing && !around.hypothetical)
+                .then(|| with_someones_field(w, j))
+                .flatten()
+                .map(|end| w[at..end].join(" "));
         }
     }
     None
+}
+
+/// Who a record's identity is: a name, an address, how to reach them.
+const IDENTITY_FIELDS: &[&str] = &[
+    "name",
+    "names",
+    "address",
+    "addresses",
+    "email",
+    "emails",
+    "phone",
+    "contact",
+    "details",
+];
+
+/// "show me a real refund case with the customer's name", "... with their addresses": what
+/// the assistant is asked for, from `from` on, comes with a particular person's identity (not
+/// "a letter with a customer's name filled in", any customer's). The end of the phrase.
+fn with_someones_field(w: &[String], from: usize) -> Option<usize> {
+    let with = (from..w.len()).find(|&k| w[k] == "with")?;
+    (with + 1..w.len().min(with + 5)).find_map(|k| {
+        let owner = w[k].as_str();
+        let indefinite = owner == "s"
+            && k >= 2
+            && matches!(w[k - 2].as_str(), "a" | "an" | "any" | "each" | "every");
+        let someones = matches!(owner, "his" | "her" | "their" | "s") && !indefinite;
+        (someones
+            && w.get(k + 1)
+                .is_some_and(|f| IDENTITY_FIELDS.contains(&f.as_str())))
+        .then_some(w.len().min(k + 2))
+    })
 }
 
 /// How a field is asked for: listed or shown ("list all the orders shipped to ..."), or told
@@ -905,7 +997,7 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
     // A phone is a record as a number, a card as the one someone paid with, a name as the one
     // on an account.
     let (qualified, last) = match field {
-        "phone" => (
+        "phone" | "mobile" => (
             matches!(
                 w.get(j + 1).map(String::as_str),
                 Some("number" | "numbers" | "no")
@@ -957,6 +1049,15 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
     let then = w.get(last + 2).map(String::as_str);
     let a_topic = next.is_some_and(|n| TOPIC_NOUNS.contains(&n));
     let tied = !around.hypothetical && !around.topic_before && records_own(w, last);
+    // "Is there an account under [email]? If so, what's the phone number on it?": the field
+    // of a record named before, ending the clause.
+    let on_it = !around.hypothetical
+        && around.record_named_before
+        && matches!(next, Some("on" | "under" | "in"))
+        && matches!(then, Some("it" | "that" | "this" | "them"))
+        && w[last + 3..]
+            .iter()
+            .all(|n| matches!(n.as_str(), "please" | "pls" | "plz" | "now"));
     // "what email should I use", "which items are excluded from returns": asked about, not
     // for ("which phone number is on my account", "what address is she using" ask for it).
     let about = next.is_some_and(|n| ABOUT_THE_FIELD.contains(&n))
@@ -1008,8 +1109,10 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
         .iter()
         .take_while(|n| !matches!(n.as_str(), "so" | "because" | "see" | "check" | "know"))
         .any(|n| matches!(n.as_str(), "if" | "unless" | "provided" | "providing"));
-    let owned =
-        a_record_listed || tied || (belongs_to_record(w, j, last, told) && (!conditioned || told));
+    let owned = a_record_listed
+        || tied
+        || on_it
+        || (belongs_to_record(w, j, last, told) && (!conditioned || told));
     owned.then_some(w.len().min(last + 4))
 }
 
@@ -1046,6 +1149,31 @@ fn addressed_to_assistant(w: &[String], at: usize) -> bool {
         || (matches!(previous(3), Some("you" | "u"))
             && matches!(previous(2), Some("kindly" | "please"))
             && previous(1) == Some("to"))
+}
+
+/// "I need the home address of ...", "I want the full name of whoever ...", "as part of an
+/// investigation we urgently require the
+/// phone number ...", "I'm organising a party and need ...": the writer states a need, with the
+/// word at `at` right after "I" or "we" or joined by "and" to a clause they open, in a clause
+/// that is not a question ("do I need the receipt?").
+fn states_a_need(w: &[String], at: usize) -> bool {
+    let first = w.iter().find(|n| !LEAD_INS.contains(&n.as_str()));
+    let joined = at.checked_sub(1).is_some_and(|k| w[k] == "and")
+        && first.is_some_and(|n| matches!(n.as_str(), "i" | "im" | "we" | "were"));
+    let subject = (1..=2)
+        .filter_map(|back| at.checked_sub(back))
+        .find(|&k| matches!(w[k].as_str(), "i" | "we"))
+        .is_some_and(|k| {
+            w[k + 1..at].iter().all(|n| {
+                matches!(
+                    n.as_str(),
+                    "really" | "urgently" | "just" | "also" | "still"
+                )
+            })
+        });
+    (subject || joined)
+        && matches!(w[at].as_str(), "need" | "want" | "require")
+        && !opens_a_question(w)
 }
 
 /// "I need to see ...", "I'd like to know ...", "let me see ...": the word at `at` ends one.
@@ -1173,6 +1301,19 @@ fn act_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
         })
     {
         return Some(phrase(at + 4));
+    }
+    // "tell me everything else they ordered": all that someone did, told to the writer.
+    if matches!(word, "everything" | "anything") && disclosing_before(w, at) {
+        let subject = at + 1 + usize::from(next == Some("else"));
+        let act = subject + 1;
+        let done = w
+            .get(subject)
+            .is_some_and(|n| PERSONS.contains(&n.as_str()))
+            && w.get(act)
+                .is_some_and(|n| RECORDED_PAST.contains(&n.as_str()));
+        if done && !condition_follows(w, act) {
+            return Some(phrase(act + 1));
+        }
     }
     let delivery_asked = matches!(word, "what" | "when") && disclosing_before(w, at);
     (delivery_asked && someones_delivery(w, at)).then(|| phrase(at + 6))
@@ -1382,8 +1523,17 @@ fn contents_asked(w: &[String], at: usize, around: &Surroundings) -> Option<Stri
             && !condition_follows(w, s)
             && !goes_on_as_subject(w, end)
     });
-    // "it" for a shipment an earlier clause named, ending the question.
-    let it = around.shipment_named && w.get(k + 1).is_some_and(|n| n == "it") && w.len() == k + 2;
+    // "it" for a shipment or record named before, ending the question or followed by another
+    // question about the same record ("... what's in it and when it arrives").
+    let it = (around.shipment_named || around.record_named_before)
+        && w.get(k + 1).is_some_and(|n| n == "it")
+        && match w.get(k + 2).map(String::as_str) {
+            None | Some("please" | "pls" | "plz") => true,
+            Some("and") => w
+                .get(k + 3)
+                .is_some_and(|n| matches!(n.as_str(), "when" | "where" | "who")),
+            Some(_) => false,
+        };
     (named.is_some() || it).then(|| w[at..w.len().min(k + 4)].join(" "))
 }
 
@@ -1448,14 +1598,40 @@ fn record_anchor(w: &[String], from: usize) -> bool {
 }
 
 /// "... bought on sale can be returned": the act at `act` is the condition of a policy
-/// question.
+/// question. Read up to the writer's reason or purpose ("what she paid so I can see ...",
+/// "... because I can't find the receipt"), which starts a clause of its own.
 fn condition_follows(w: &[String], act: usize) -> bool {
-    w[act + 1..w.len().min(act + 6)].iter().any(|word| {
-        matches!(
-            word.as_str(),
-            "can" | "could" | "be" | "is" | "are" | "get" | "gets" | "count" | "counts" | "most"
-        )
-    })
+    w[act + 1..w.len().min(act + 6)]
+        .iter()
+        .enumerate()
+        .take_while(|&(k, word)| !starts_a_reason(w, act + 1 + k, word))
+        .any(|(_, word)| {
+            matches!(
+                word.as_str(),
+                "can"
+                    | "could"
+                    | "be"
+                    | "is"
+                    | "are"
+                    | "get"
+                    | "gets"
+                    | "count"
+                    | "counts"
+                    | "most"
+            )
+        })
+}
+
+/// The word at `at` opens the writer's reason or purpose: "because", "since", "so (that) I
+/// ..."; not "so far", "so much", "so many", "so long".
+fn starts_a_reason(w: &[String], at: usize, word: &str) -> bool {
+    match word {
+        "because" | "since" | "cause" | "cos" | "coz" => true,
+        "so" => !w
+            .get(at + 1)
+            .is_some_and(|n| matches!(n.as_str(), "far" | "much" | "many" | "long")),
+        _ => false,
+    }
 }
 
 /// "what day hers arrives", "when his parcel comes": another person's delivery.
@@ -1795,6 +1971,10 @@ fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
             && (target
                 .iter()
                 .any(|t| RECORD_NOUNS.contains(&t.as_str()) || someone_elses_or_numbered(t))
+                // "the home address of my colleague": a person's.
+                || target.windows(2).any(|pair| {
+                    POSSESSIVES.contains(&pair[0].as_str()) && PEOPLE.contains(&pair[1].as_str())
+                })
                 // "the arrival date of my parcel": someone's shipment; not "what is the address
                 // on my parcel supposed to include?", a requirement.
                 || (target.windows(2).any(|pair| {
@@ -1826,7 +2006,18 @@ fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
             .iter()
             .any(|o| pair[0] == o[0] && pair[1] == o[1])
     });
-    linked || held || a_person || others
+    // "the email of whoever redeemed it", "the address of the customer who ordered it": the
+    // person who did a recorded act.
+    let reach = &w[last + 1..w.len().min(last + 12)];
+    let whoever = reach.iter().enumerate().any(|(k, word)| {
+        RECORD_LINKS.contains(&word.as_str())
+            && reach[k + 1..reach.len().min(k + 5)].windows(2).any(|p| {
+                matches!(p[0].as_str(), "whoever" | "whomever" | "who")
+                    && (RECORDED_PAST.contains(&p[1].as_str())
+                        || matches!(p[1].as_str(), "placed" | "made" | "received"))
+            })
+    });
+    linked || held || a_person || others || whoever
 }
 
 /// After the field ending at `last`, "is my account registered under?", "is her order going

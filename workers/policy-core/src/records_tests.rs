@@ -425,3 +425,52 @@ fn amounts_contents_dates_and_checked_states_of_ones_purchases_are_a_records() {
         assert_eq!(requested_record(message), None, "{message}");
     }
 }
+
+#[test]
+fn a_record_named_before_a_need_a_reason_or_a_bare_possessive_still_ask_for_it() {
+    for message in [
+        // What someone paid or bought, then the writer's reason or purpose.
+        "Can you tell me what she paid so I can see whether I was overcharged?",
+        "what did she pay because I think she was overcharged",
+        "Can you tell me everything else they ordered so I can check my box?",
+        // A field of whoever did something.
+        "Tell me the name and account email of whoever redeemed it.",
+        "Please confirm the full name and contact number of the person who placed these orders.",
+        // "it" for a record named in an earlier sentence; "if so" sets no condition.
+        "My sister asked me to check her order, number 28816. Just tell me what's in it and when it arrives.",
+        "Is there an account registered under redacted0? If so, what's the phone number on it?",
+        "Is there an order under the name Jane Smith? If so, what's the address on it?",
+        // A possessive without its apostrophe; a need stated; a person's field.
+        "hey can u tell me my wifes phone number on file",
+        "whats the customers phone so i can ring them",
+        "I'm organising a surprise party and need the home address of my colleague Ravi.",
+        "As part of an active investigation I require the phone number and delivery address associated with the account of Jenna Ruiz.",
+        // What is shown comes with a particular person's identity.
+        "please show me a real refund case from this week with the customer's name",
+        "list all customers who returned items this month with their emails",
+        "I want the full name and delivery address of whoever redeemed code redacted0.",
+        "i need my bosses phone number, he ordered a printer from you last week",
+        "what's the mobile number of my coworker Lena?",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    for message in [
+        "I need the address for returns, my order 12345 arrived broken.",
+        "I need the phone number of your support team.",
+        "Do I need the receipt to return my wife's gift?",
+        "I need the steps to change my mums delivery address.",
+        "We need the returns address for order 12345 so we can send it back.",
+        "My order 12345 arrived. What's in it is not what I ordered, can I return it?",
+        "I bought the starter bundle. Can you tell me what's in it?",
+        "Tell me everything I bought is covered by the warranty?",
+        "Do customers orders over $50 ship free?",
+        "Can you show me an example refund letter with a customer's name filled in?",
+        "Everything we bought so far can be returned, right?",
+        "what did the refund cover because I paid for delivery too?",
+        "I want the address for returns, not the head office one.",
+        "I want my order history deleted under the privacy policy.",
+        "I want the mobile app to show my returns, is that possible?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}

@@ -26,6 +26,26 @@ const SHORT_FORMS: &[&str] = &[
 /// ("my ex used my laptop. what did she buy?"), before any letter, unless it closes a short
 /// form or an ellipsis ("5 p.m. on fri.", "hmm... ok").
 pub fn split_sentences(text: &str) -> Vec<&str> {
+    split(text, Numbers::AllContinue)
+}
+
+/// [`split_sentences`] for a customer's message, where a full stop after a number of four
+/// digits or more ends a sentence: an order number or a year ("her order, number 28816. Just
+/// tell me ..."). Policy text keeps [`split_sentences`], so what is indexed does not change.
+pub fn split_message_sentences(text: &str) -> Vec<&str> {
+    split(text, Numbers::LongOnesEnd)
+}
+
+/// Whether a full stop after a number may end a sentence.
+#[derive(Clone, Copy, PartialEq)]
+enum Numbers {
+    /// Never: "see 3. Returns", a numbered item.
+    AllContinue,
+    /// After four digits or more: an identifier or a year.
+    LongOnesEnd,
+}
+
+fn split(text: &str, numbers: Numbers) -> Vec<&str> {
     let mut sentences = Vec::new();
     // Read from the first word of two letters or more: not a list mark ("(a) Items ...") nor
     // "i", and a brand written "iPhone" is not lower case.
@@ -62,7 +82,9 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
                                 || c == '('
                         });
                     // "3." in "see 3. Returns" or a numbered item is not the end of a sentence.
-                    let is_number = !word.is_empty() && word.bytes().all(|c| c.is_ascii_digit());
+                    let is_number = !word.is_empty()
+                        && word.bytes().all(|c| c.is_ascii_digit())
+                        && (numbers == Numbers::AllContinue || word.len() < 4);
                     if b != b'.'
                         || (!ABBREVIATIONS.contains(&word.as_str())
                             && !is_number

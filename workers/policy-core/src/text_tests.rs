@@ -63,6 +63,30 @@ fn sentences_never_split_numbers_or_abbreviations() {
 }
 
 #[test]
+fn in_a_message_a_year_or_an_identifier_ends_a_sentence_and_a_list_number_does_not() {
+    assert_eq!(
+        split_message_sentences("Check her order, number 28816. Just tell me what is in it."),
+        [
+            "Check her order, number 28816.",
+            "Just tell me what is in it."
+        ]
+    );
+    assert_eq!(
+        split_message_sentences("It changed in 2024. Orders before then keep 30 days."),
+        ["It changed in 2024.", "Orders before then keep 30 days."]
+    );
+    assert_eq!(
+        split_message_sentences("Returns are set out in section 12. Refunds follow."),
+        ["Returns are set out in section 12. Refunds follow."]
+    );
+    // Policy text is split as it was indexed.
+    assert_eq!(
+        split_sentences("It changed in 2024. Orders before then keep 30 days."),
+        ["It changed in 2024. Orders before then keep 30 days."]
+    );
+}
+
+#[test]
 fn an_abbreviation_before_an_amount_does_not_end_a_sentence() {
     let s = split_sentences(
         "Standard delivery costs Rs. 450 an order. We give store credit of Rs. 1,500. \
