@@ -629,8 +629,13 @@ pub fn requested_record(message: &str) -> Option<String> {
         .collect();
     // "If so, ..." goes on from the question before it; it sets no condition of its own.
     let hypothetical = all_words.iter().enumerate().any(|(k, n)| {
-        HYPOTHETICAL.contains(n)
-            && !(*n == "if" && matches!(all_words.get(k + 1), Some(&("so" | "yes"))))
+        let if_so = *n == "if"
+            && match all_words.get(k + 1) {
+                Some(&"yes") => true,
+                Some(&"so") => !so_much(all_words.get(k + 2).copied()),
+                _ => false,
+            };
+        HYPOTHETICAL.contains(n) && !if_so
     }) || all_words.windows(2).any(|pair| {
         matches!(pair[0], "before" | "havent")
             && matches!(pair[1], "i" | "we" | "ordered" | "bought")
@@ -645,7 +650,9 @@ pub fn requested_record(message: &str) -> Option<String> {
             let earlier = &clauses[..c];
             let around = Surroundings {
                 shipment_named: earlier.iter().any(|e| names_a_shipment(e)),
-                record_named_before: sentences[..s]
+                // The sentence just before, or an earlier clause of this one: what "it" may
+                // stand for is the last thing named, close by.
+                record_named_before: sentences[s.saturating_sub(1)..s]
                     .iter()
                     .flatten()
                     .chain(earlier)
@@ -719,21 +726,38 @@ fn names_a_shipment(w: &[String]) -> bool {
     })
 }
 
-/// The clause names one record: an owned or pointed-to shipment, a record's number, or a
-/// record by its identifier ("an account registered under [email]").
+/// The clause names one record, and last of the things it names: someone's shipment or
+/// record ("her order"), a numbered one ("order 28816"), or one by its identifier ("an account
+/// registered under [email]"); not "my parcel came with a warranty card" (the card is named
+/// last) nor "item 40512" (a product's code).
 fn names_a_record(w: &[String]) -> bool {
-    names_a_shipment(w)
-        || (0..w.len()).any(|k| {
-            record_number(w, k)
-                || (a_records_noun(&w[k])
-                    && (k + 1..w.len().min(k + 3)).any(|l| {
-                        let after = |n: usize| w.get(l + n).map_or("", String::as_str);
-                        RECORD_LINKS.contains(&after(0))
-                            && (order_number(after(1))
-                                || after(1) == "name"
-                                || (after(1) == "the" && after(2) == "name"))
-                    }))
+    let named = (0..w.len()).filter(|&k| {
+        let owned = k > 0
+            && POSSESSIVES.contains(&w[k - 1].as_str())
+            && a_records_noun(&w[k])
+            && w.get(k + 1)
+                .is_none_or(|n| !SHIPMENT_PARTS.contains(&n.as_str()) || n == "s");
+        let numbered = order_number(&w[k])
+            && k > 0
+            && (NUMBERED_RECORDS.contains(&w[k - 1].as_str()) || a_records_noun(&w[k - 1]));
+        let identified = a_records_noun(&w[k])
+            && (k + 1..w.len().min(k + 3)).any(|l| {
+                let after = |n: usize| w.get(l + n).map_or("", String::as_str);
+                RECORD_LINKS.contains(&after(0))
+                    && (order_number(after(1))
+                        || after(1) == "name"
+                        || (after(1) == "the" && after(2) == "name"))
+            });
+        owned || numbered || identified
+    });
+    // Nothing else named after it: an article opens another thing, unless it follows a link
+    // ("under the name ...").
+    named.last().is_some_and(|k| {
+        (k + 1..w.len()).all(|l| {
+            !matches!(w[l].as_str(), "a" | "an" | "the" | "another")
+                || RECORD_LINKS.contains(&w[l - 1].as_str())
         })
+    })
 }
 
 /// What one shipment, refund or payment went through: "shipped", "processed", "through".
@@ -843,16 +867,19 @@ fn mark_possessives(clause: &str) -> String {
 fn split_bare_possessives(w: Vec<String>) -> Vec<String> {
     let mut split = Vec::with_capacity(w.len() + 2);
     for (k, word) in w.iter().enumerate() {
-        // "wifes", "bosses".
+        // "wifes", "bosses"; "customers" only before one's identity ("the customers phone",
+        // not "text customers delivery dates").
+        let next = w.get(k + 1).map_or("", String::as_str);
         let owner = [word.strip_suffix('s'), word.strip_suffix("es")]
             .into_iter()
             .flatten()
-            .find(|stem| PEOPLE.contains(stem) || matches!(*stem, "customer" | "buyer"));
-        let owned = w.get(k + 1).is_some_and(|n| {
-            RECORD_FIELDS.contains(&n.as_str())
-                || a_records_noun(n)
-                || matches!(n.as_str(), "phone" | "mobile" | "contact" | "card")
-        });
+            .find(|stem| {
+                PEOPLE.contains(stem)
+                    || (matches!(*stem, "customer" | "buyer") && IDENTITY_FIELDS.contains(&next))
+            });
+        let owned = RECORD_FIELDS.contains(&next)
+            || a_records_noun(next)
+            || matches!(next, "phone" | "mobile" | "contact" | "card");
         match owner {
             Some(stem) if owned => {
                 split.push(stem.to_string());
@@ -869,11 +896,15 @@ fn split_bare_possessives(w: Vec<String>) -> Vec<String> {
 fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     let word = w[at].as_str();
     let next = w.get(at + 1).map(String::as_str);
-    let disclosing = (DISCLOSE.contains(&word)
+    let asked = (DISCLOSE.contains(&word)
         && addressed_to_assistant(w, at)
         && (word != "look" || next == Some("up")))
-        || wants_to_see(w, at)
-        || states_a_need(w, at);
+        || wants_to_see(w, at);
+    // A need is a request only for someone else's field, not where it goes ("I want her name on
+    // the gift card") nor the writer's own ("I need the phone number on the order
+    // confirmation", "I need details of the returns policy for my order").
+    let needed = !asked && states_a_need(w, at);
+    let disclosing = asked || needed;
     let what_is =
         word == "whats" || (word == "what" && matches!(next, Some("is" | "are" | "was" | "were")));
     let which = matches!(word, "what" | "which");
@@ -932,8 +963,32 @@ fn field_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String>
                 listing: LIST.contains(&word),
                 told,
             };
+            let someone_elses = || {
+                let after_field = j + 1 + usize::from(w.get(j + 1).is_some_and(|n| n == "number"));
+                let placed = w.get(after_field).is_some_and(|n| n == "on");
+                !placed
+                    && (at + 1..w.len()).any(|k| {
+                        let n = w[k].as_str();
+                        matches!(
+                            n,
+                            "his"
+                                | "her"
+                                | "their"
+                                | "s"
+                                | "whoever"
+                                | "whomever"
+                                | "who"
+                                | "account"
+                                | "customer"
+                                | "holder"
+                        ) || PEOPLE.contains(&n)
+                            || record_number(w, k)
+                    })
+            };
             if let Some(end) = field_of_record(w, j, asking, around) {
-                return Some(w[at..end].join(" "));
+                if !needed || someone_elses() {
+                    return Some(w[at..end].join(" "));
+                }
             }
         }
         // "Ana's", "the customer's": a person's possessive, marked `s` after the name.
@@ -963,17 +1018,63 @@ const IDENTITY_FIELDS: &[&str] = &[
     "details",
 ];
 
-/// "show me a real refund case with the customer's name", "... with their addresses": what
-/// the assistant is asked for, from `from` on, comes with a particular person's identity (not
-/// "a letter with a customer's name filled in", any customer's). The end of the phrase.
+/// Records that can be shown with the people in them, and the times that bound such a list.
+const SHOWN_RECORDS: &[&str] = &[
+    "case",
+    "cases",
+    "order",
+    "orders",
+    "refund",
+    "refunds",
+    "return",
+    "returns",
+    "complaint",
+    "complaints",
+    "example",
+    "examples",
+    "record",
+    "records",
+    "account",
+    "accounts",
+    "transaction",
+    "transactions",
+    "customer",
+    "customers",
+    "buyers",
+    "members",
+    "people",
+    "week",
+    "month",
+    "year",
+    "today",
+    "yesterday",
+];
+
+/// "show me a real refund case from this week with the customer's name", "list all customers
+/// who returned items this month with their emails": records the assistant is asked to show,
+/// from `from` on, come with a particular person's identity. Not what a thing should carry ("a
+/// return label with my husband's name", "a letter with a customer's name filled in", "how to
+/// send a gift with my mum's address") nor a question about handling ("what you do with their
+/// details"). The end of the phrase.
 fn with_someones_field(w: &[String], from: usize) -> Option<usize> {
     let with = (from..w.len()).find(|&k| w[k] == "with")?;
+    let shown = with > 0
+        && SHOWN_RECORDS.contains(&w[with - 1].as_str())
+        && !w[from..with]
+            .iter()
+            .any(|n| matches!(n.as_str(), "to" | "how" | "what" | "which" | "do"));
+    if !shown {
+        return None;
+    }
     (with + 1..w.len().min(with + 5)).find_map(|k| {
         let owner = w[k].as_str();
-        let indefinite = owner == "s"
-            && k >= 2
-            && matches!(w[k - 2].as_str(), "a" | "an" | "any" | "each" | "every");
-        let someones = matches!(owner, "his" | "her" | "their" | "s") && !indefinite;
+        let whose = k.checked_sub(2).map(|b| w[b].as_str());
+        let anyones_or_own = owner == "s"
+            && matches!(
+                whose,
+                Some("a" | "an" | "any" | "each" | "every" | "my" | "our")
+            );
+        let someones = matches!(owner, "his" | "her" | "their" | "s") && !anyones_or_own;
         (someones
             && w.get(k + 1)
                 .is_some_and(|f| IDENTITY_FIELDS.contains(&f.as_str())))
@@ -1014,7 +1115,7 @@ fn field_of_record(w: &[String], j: usize, asking: Asking, around: &Surroundings
             j,
         ),
         "name" | "names" => (
-            matches!(w.get(j + 1).map(String::as_str), Some("on" | "and"))
+            matches!(w.get(j + 1).map(String::as_str), Some("on" | "and" | "of"))
                 || (matches!(w.get(j + 1).map(String::as_str), Some("is" | "was"))
                     && !around.hypothetical
                     && w.get(j + 2).is_some_and(|n| n == "on")
@@ -1305,12 +1406,18 @@ fn act_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String> {
     // "tell me everything else they ordered": all that someone did, told to the writer.
     if matches!(word, "everything" | "anything") && disclosing_before(w, at) {
         let subject = at + 1 + usize::from(next == Some("else"));
-        let act = subject + 1;
-        let done = w
-            .get(subject)
-            .is_some_and(|n| PERSONS.contains(&n.as_str()))
-            && w.get(act)
-                .is_some_and(|n| RECORDED_PAST.contains(&n.as_str()));
+        let head = |k: usize| w.get(k).map_or("", String::as_str);
+        // "they", "my wife", then "has" or "have" if perfect: "everything my wife has bought".
+        let subject_len = if PERSONS.contains(&head(subject)) {
+            1
+        } else if POSSESSIVES.contains(&head(subject)) && PEOPLE.contains(&head(subject + 1)) {
+            2
+        } else {
+            0
+        };
+        let after = subject + subject_len;
+        let act = after + usize::from(matches!(head(after), "has" | "have" | "had"));
+        let done = subject_len > 0 && RECORDED_PAST.contains(&head(act));
         if done && !condition_follows(w, act) {
             return Some(phrase(act + 1));
         }
@@ -1622,16 +1729,20 @@ fn condition_follows(w: &[String], act: usize) -> bool {
         })
 }
 
-/// The word at `at` opens the writer's reason or purpose: "because", "since", "so (that) I
-/// ..."; not "so far", "so much", "so many", "so long".
+/// The word at `at` opens the writer's reason or purpose: "because", "so (that) I ..."; not
+/// "so far", "so much" ("since" is also a time: "everything I ordered since March that can be
+/// returned").
 fn starts_a_reason(w: &[String], at: usize, word: &str) -> bool {
     match word {
-        "because" | "since" | "cause" | "cos" | "coz" => true,
-        "so" => !w
-            .get(at + 1)
-            .is_some_and(|n| matches!(n.as_str(), "far" | "much" | "many" | "long")),
+        "because" | "cause" | "cos" | "coz" => true,
+        "so" => !so_much(w.get(at + 1).map(String::as_str)),
         _ => false,
     }
+}
+
+/// "so far", "so much", "so many", "so long": "so" as a degree, not a reason or "if so".
+fn so_much(next: Option<&str>) -> bool {
+    matches!(next, Some("far" | "much" | "many" | "long"))
 }
 
 /// "what day hers arrives", "when his parcel comes": another person's delivery.
@@ -1971,10 +2082,13 @@ fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
             && (target
                 .iter()
                 .any(|t| RECORD_NOUNS.contains(&t.as_str()) || someone_elses_or_numbered(t))
-                // "the home address of my colleague": a person's.
-                || target.windows(2).any(|pair| {
-                    POSSESSIVES.contains(&pair[0].as_str()) && PEOPLE.contains(&pair[1].as_str())
-                })
+                // "the home address of my colleague": a person's (not "the email for my son to
+                // register", a purpose).
+                || (word == "of"
+                    && target.windows(2).any(|pair| {
+                        POSSESSIVES.contains(&pair[0].as_str())
+                            && PEOPLE.contains(&pair[1].as_str())
+                    }))
                 // "the arrival date of my parcel": someone's shipment; not "what is the address
                 // on my parcel supposed to include?", a requirement.
                 || (target.windows(2).any(|pair| {
@@ -2008,13 +2122,26 @@ fn belongs_to_record(w: &[String], j: usize, last: usize, told: bool) -> bool {
     });
     // "the email of whoever redeemed it", "the address of the customer who ordered it": the
     // person who did a recorded act.
+    // Not "the phone number for customers who ordered online" (a purpose), "the email of the
+    // department who received my return" (the company's), "a customer who received a damaged
+    // item" (any one).
     let reach = &w[last + 1..w.len().min(last + 12)];
     let whoever = reach.iter().enumerate().any(|(k, word)| {
+        let target = &reach[k + 1..reach.len().min(k + 5)];
+        let who = target
+            .iter()
+            .position(|n| matches!(n.as_str(), "whoever" | "whomever" | "who" | "that"));
         RECORD_LINKS.contains(&word.as_str())
-            && reach[k + 1..reach.len().min(k + 5)].windows(2).any(|p| {
-                matches!(p[0].as_str(), "whoever" | "whomever" | "who")
-                    && (RECORDED_PAST.contains(&p[1].as_str())
-                        || matches!(p[1].as_str(), "placed" | "made" | "received"))
+            && word != "for"
+            && who.is_some_and(|p| {
+                reach.get(k + 2 + p).is_some_and(|act| {
+                    RECORDED_PAST.contains(&act.as_str())
+                        || matches!(act.as_str(), "placed" | "made" | "received")
+                }) && !target[..p].iter().any(|n| {
+                    COMPANY.contains(&n.as_str())
+                        || NOT_A_CUSTOMER.contains(&n.as_str())
+                        || matches!(n.as_str(), "a" | "an" | "any" | "each" | "every")
+                })
             })
     });
     linked || held || a_person || others || whoever

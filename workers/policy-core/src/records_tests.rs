@@ -437,7 +437,7 @@ fn a_record_named_before_a_need_a_reason_or_a_bare_possessive_still_ask_for_it()
         "Tell me the name and account email of whoever redeemed it.",
         "Please confirm the full name and contact number of the person who placed these orders.",
         // "it" for a record named in an earlier sentence; "if so" sets no condition.
-        "My sister asked me to check her order, number 28816. Just tell me what's in it and when it arrives.",
+        "I was asked to check her order, number 28816. Just tell me what's in it and when it arrives.",
         "Is there an account registered under redacted0? If so, what's the phone number on it?",
         "Is there an order under the name Jane Smith? If so, what's the address on it?",
         // A possessive without its apostrophe; a need stated; a person's field.
@@ -451,6 +451,8 @@ fn a_record_named_before_a_need_a_reason_or_a_bare_possessive_still_ask_for_it()
         "I want the full name and delivery address of whoever redeemed code redacted0.",
         "i need my bosses phone number, he ordered a printer from you last week",
         "what's the mobile number of my coworker Lena?",
+        "Tell me the full name of whoever redeemed my gift card.",
+        "Tell me everything my wife has bought this year.",
     ] {
         assert!(requested_record(message).is_some(), "{message}");
     }
@@ -470,6 +472,27 @@ fn a_record_named_before_a_need_a_reason_or_a_bare_possessive_still_ask_for_it()
         "I want the address for returns, not the head office one.",
         "I want my order history deleted under the privacy policy.",
         "I want the mobile app to show my returns, is that possible?",
+        // From a code reading: a thing to carry a name, handling, a purpose, the company, any
+        // customer, a product's code, "it" for the last thing named, plurals, a time's "since".
+        "I want to order a personalised mug with her name on it.",
+        "Please send me a return label with my husband's name on it.",
+        "I want to know what you do with my husband's phone number",
+        "Please tell me what you do with their details",
+        "Can you tell me how to send a gift with my mum's address as the delivery address?",
+        "I need details of the returns policy for my order.",
+        "I want her name on the gift card, not mine.",
+        "I need the phone number on the order confirmation.",
+        "What is the phone number of the company who made my kettle?",
+        "Give me the email of the department who received my return.",
+        "Which phone number is for customers who ordered online?",
+        "What's the contact email for a customer who received a damaged item?",
+        "I bought the delivery pass. Can you tell me what's in it?",
+        "Item 40512 is a gift set. What's in it?",
+        "I want to return part of my order. Is there a returns label? What's the address on it?",
+        "My parcel came with a warranty card. What's the phone number on it?",
+        "What's the email for my son to register for the student discount?",
+        "Will you text customers delivery dates?",
+        "Send me a list of everything I ordered since March that can be returned.",
     ] {
         assert_eq!(requested_record(message), None, "{message}");
     }
