@@ -731,7 +731,7 @@ fn names_a_shipment(w: &[String]) -> bool {
 /// registered under [email]"); not "my parcel came with a warranty card" (the card is named
 /// last) nor "item 40512" (a product's code).
 fn names_a_record(w: &[String]) -> bool {
-    let named = (0..w.len()).filter(|&k| {
+    let mut named = (0..w.len()).filter(|&k| {
         let owned = k > 0
             && POSSESSIVES.contains(&w[k - 1].as_str())
             && a_records_noun(&w[k])
@@ -752,7 +752,7 @@ fn names_a_record(w: &[String]) -> bool {
     });
     // Nothing else named after it: an article opens another thing, unless it follows a link
     // ("under the name ...").
-    named.last().is_some_and(|k| {
+    named.next_back().is_some_and(|k| {
         (k + 1..w.len()).all(|l| {
             !matches!(w[l].as_str(), "a" | "an" | "the" | "another")
                 || RECORD_LINKS.contains(&w[l - 1].as_str())
