@@ -3601,22 +3601,17 @@ fn voids_the_text_above(sentence: &str) -> bool {
                 && matches!(w[0], "above" | "before")
                 && w[1] == "this"
                 && matches!(w[2], "line" | "message" | "point")
-                && {
-                    let rest: Vec<&str> = tokens[at + 3..]
-                        .iter()
-                        .copied()
-                        .skip_while(|t| {
-                            matches!(*t, "is" | "are" | "was" | "has" | "have" | "been")
-                        })
-                        .skip_while(|t| matches!(*t, "now" | "hereby" | "all" | "henceforth"))
-                        .take(1)
-                        .collect();
-                    at + 3 < tokens.len()
-                        && matches!(tokens[at + 3], "is" | "are" | "was" | "has" | "have")
-                        && rest
-                            .first()
-                            .is_some_and(|t| INVALIDATIONS.contains(t) && !t.contains(' '))
-                }
+                && matches!(
+                    tokens.get(at + 3).copied(),
+                    Some("is" | "are" | "was" | "has" | "have")
+                )
+                // The first word after the verb, then its adverbs: "is now void", "has been
+                // cancelled".
+                && tokens[at + 3..]
+                    .iter()
+                    .skip_while(|t| matches!(**t, "is" | "are" | "was" | "has" | "have" | "been"))
+                    .find(|t| !matches!(**t, "now" | "hereby" | "all" | "henceforth"))
+                    .is_some_and(|t| INVALIDATIONS.contains(t))
         })
 }
 

@@ -877,9 +877,7 @@ fn split_bare_possessives(w: Vec<String>) -> Vec<String> {
                 PEOPLE.contains(stem)
                     || (matches!(*stem, "customer" | "buyer") && IDENTITY_FIELDS.contains(&next))
             });
-        let owned = RECORD_FIELDS.contains(&next)
-            || a_records_noun(next)
-            || matches!(next, "phone" | "mobile" | "contact" | "card");
+        let owned = RECORD_FIELDS.contains(&next) || a_records_noun(next) || next == "contact";
         match owner {
             Some(stem) if owned => {
                 split.push(stem.to_string());
@@ -1253,10 +1251,9 @@ fn addressed_to_assistant(w: &[String], at: usize) -> bool {
 }
 
 /// "I need the home address of ...", "I want the full name of whoever ...", "as part of an
-/// investigation we urgently require the
-/// phone number ...", "I'm organising a party and need ...": the writer states a need, with the
-/// word at `at` right after "I" or "we" or joined by "and" to a clause they open, in a clause
-/// that is not a question ("do I need the receipt?").
+/// investigation we urgently require the phone number ...", "I'm organising a party and need
+/// ...": the writer states a need, with the word at `at` right after "I" or "we" or joined by
+/// "and" to a clause they open, in a clause that is not a question ("do I need the receipt?").
 fn states_a_need(w: &[String], at: usize) -> bool {
     let first = w.iter().find(|n| !LEAD_INS.contains(&n.as_str()));
     let joined = at.checked_sub(1).is_some_and(|k| w[k] == "and")
