@@ -1656,7 +1656,7 @@ const GRANTED: &[&str] = &[
 
 /// Who a conclusion drawn for the customer's own case is about.
 const OWN_CASE: &[&str] = &[
-    "i", "i'm", "im", "my", "me", "we", "we're", "our", "you'll", "youll", "day",
+    "i", "i'm", "im", "i'll", "my", "me", "we", "we're", "we'll", "our", "you'll", "youll", "day",
 ];
 
 /// Words that keep a conclusion open or turn it against the customer ("so I'm wondering
@@ -1744,8 +1744,15 @@ fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str)
                         ["should", "that" | "this" | "it", ..]
                     )
                 });
+            // "send the code under that section, or a refund if no code is left": a condition
+            // after ", or" bears on the alternative it opens, not on what was asked first ("refund
+            // it to my card or PayPal if that's true" is asked on the condition).
+            let condition_scope = match sentence.find(", or ") {
+                Some(at) => words(&sentence[..at]),
+                None => tokens.clone(),
+            };
             if conditional
-                || tokens.iter().any(|w| {
+                || condition_scope.iter().any(|w| {
                     matches!(
                         *w,
                         "if" | "whether" | "assuming" | "provided" | "unless" | "once"
@@ -1757,7 +1764,19 @@ fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str)
             let tagged = AGREE_TAGS
                 .iter()
                 .any(|tag| tokens.len() > tag.len() + 2 && tokens.ends_with(tag));
+            // The sentence as a whole, then each clause after its first: "My card expired in
+            // January — what's my new balance?", "So for my return, I'll get $10 back, correct?".
+            // Not where the sentence is open-minded ("I'm not sure about this, I get $10 back,
+            // right?").
+            let clause_premised = || {
+                !tokens.iter().any(|w| OPEN_MINDED.contains(w))
+                    && sentence
+                        .split(CLAUSE_ENDS)
+                        .skip(1)
+                        .any(|clause| premised_on_it(&words(clause), question, tagged))
+            };
             if premised_on_it(&tokens, question, tagged)
+                || clause_premised()
                 || plain && asked_by_name(&tokens, question)
             {
                 return true;
@@ -1950,13 +1969,50 @@ fn premised_on_it(tokens: &[&str], question: bool, tagged: bool) -> bool {
                         || matches!(*w, "refund" | "refunds" | "approved" | "applied" | "can")
                 })
     });
-    // "that's covered under the new policy, correct?", "that's allowed now, yes?".
+    // "that's covered under the new policy, correct?", "that's allowed now, yes?", "I'll get
+    // return shipping plus $10, correct?": a gain (an amount, money back, a refund or credit);
+    // not "I'll get charged the fee, right?", "I'll get a smaller refund now, right?".
+    let gets = match tokens {
+        ["i" | "i'll" | "we" | "we'll", "get" | "receive" | "collect", object @ ..] => {
+            let object = &object[..object.len().min(4)];
+            object.iter().any(|w| {
+                numbered_word(w)
+                    || matches!(*w, "back" | "refund" | "credit" | "money" | "reimbursed")
+            }) && !object.iter().any(|w| {
+                matches!(
+                    *w,
+                    "charged"
+                        | "billed"
+                        | "fined"
+                        | "nothing"
+                        | "less"
+                        | "smaller"
+                        | "lower"
+                        | "only"
+                        | "partial"
+                        | "reduced"
+                )
+            })
+        }
+        _ => false,
+    };
+    // "back" as sent back is no gain ("I send it back in the original box, right?").
+    let granted = tokens.iter().enumerate().any(|(k, w)| {
+        (GRANTED.contains(w) || *w == "good")
+            && !(*w == "back"
+                && tokens[k.saturating_sub(2)..k].iter().any(|b| {
+                    matches!(
+                        *b,
+                        "send" | "post" | "bring" | "drop" | "ship" | "mail" | "take" | "return"
+                    )
+                }))
+    });
     let agreed = question
         && tagged
         && tokens
             .first()
             .is_some_and(|w| OWN_CASE.contains(w) || matches!(*w, "that's" | "it's" | "thats"))
-        && tokens.iter().any(|w| GRANTED.contains(w) || *w == "good")
+        && (gets || granted)
         && !tokens.iter().any(|w| OPEN_MINDED.contains(w));
     // A premise reasons towards a question or a request, not a report ("per the recall
     // notice, the kettle is being recalled").
