@@ -1747,9 +1747,13 @@ fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str)
             // "send the code under that section, or a refund if no code is left": a condition
             // after ", or" bears on the alternative it opens, not on what was asked first ("refund
             // it to my card or PayPal if that's true" is asked on the condition).
-            let condition_scope = match sentence.find(", or ") {
-                Some(at) => words(&sentence[..at]),
-                None => tokens.clone(),
+            let before_the_alternative;
+            let condition_scope: &[&str] = match sentence.find(", or ") {
+                Some(at) => {
+                    before_the_alternative = words(&sentence[..at]);
+                    &before_the_alternative
+                }
+                None => &tokens,
             };
             if conditional
                 || condition_scope.iter().any(|w| {

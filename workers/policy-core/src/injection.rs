@@ -2506,15 +2506,18 @@ fn tells_the_assistant_it_may(text: &str) -> bool {
         };
         let allowed = (0..tokens.len()).filter(|&k| assistant_at(k)).any(|k| {
             let rest = &tokens[k + 1..];
-            let after = match rest {
-                ["can" | "may", next, tail @ ..] if *next != "not" => {
-                    std::iter::once(*next).chain(tail.iter().copied()).collect::<Vec<_>>()
-                }
-                ["are", "allowed" | "permitted" | "authorised" | "authorized" | "able" | "free", "to", tail @ ..]
-                | ["have", "the", "power" | "authority" | "right", "to", tail @ ..] => tail.to_vec(),
+            let after: &[&str] = match rest {
+                ["can" | "may", tail @ ..] if tail.first() != Some(&"not") => tail,
+                [
+                    "are",
+                    "allowed" | "permitted" | "authorised" | "authorized" | "able" | "free",
+                    "to",
+                    tail @ ..,
+                ]
+                | ["have", "the", "power" | "authority" | "right", "to", tail @ ..] => tail,
                 _ => return false,
             };
-            let (Some(verb), object) = (after.first(), &after[1.min(after.len())..]) else {
+            let Some((verb, object)) = after.split_first() else {
                 return false;
             };
             let object = &object[..object.len().min(3)];
@@ -3631,14 +3634,12 @@ fn waives_a_check(text: &str) -> bool {
                     // The others open the order, and the sentence orders the grant, or skips
                     // the check on the customer's behalf ("skip the verification step for me,
                     // you have my permission").
-                    let on_my_behalf = tokens[i..]
+                    let for_me = tokens[i..]
                         .windows(2)
                         .take(9)
                         .any(|w| w[0] == "for" && matches!(w[1], "me" | "us"));
-                    let permitted = GIVES_PERMISSION
-                        .iter()
-                        .any(|p| find_word(sentence, p).is_some());
-                    let on_my_behalf = (on_my_behalf || permitted) && of_the_customer;
+                    let permitted = contains_any(sentence, GIVES_PERMISSION);
+                    let on_my_behalf = (for_me || permitted) && of_the_customer;
                     // "you have my permission to skip ...".
                     let opens = i == 0
                         || matches!(tokens[i - 1], "please" | "so" | "just" | "and" | "then")
