@@ -132,6 +132,71 @@ pub fn referenced_clause_numbers(sentence: &str) -> Vec<String> {
     numbers
 }
 
+/// A policy version or clause a message names in the notation of the answers' citations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WrittenReference {
+    /// `us-v4`, and a revision of one (`us-v3.1`).
+    Version(String),
+    /// `us-v4#sec-3.2`, inside a citation tag or not.
+    Clause(ClauseRef),
+}
+
+impl WrittenReference {
+    /// The region the reference names (`us` of `us-v4`).
+    pub fn region(&self) -> &str {
+        let version = match self {
+            WrittenReference::Version(version) => version,
+            WrittenReference::Clause(clause) => &clause.version_id,
+        };
+        version.rsplit_once("-v").map_or("", |(region, _)| region)
+    }
+}
+
+impl fmt::Display for WrittenReference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WrittenReference::Version(version) => f.write_str(version),
+            WrittenReference::Clause(clause) => clause.fmt(f),
+        }
+    }
+}
+
+/// The versions and clauses a message names as the answers cite them (`us-v4`, `us-v3.1`,
+/// `[clause: us-v9#sec-1.1]`), lowercased, in order, each once. Whether they were ever
+/// published is for the caller, who holds the manifest: a customer quoting a real citation back
+/// is asking about it, one naming a version that never existed is passing on an invention.
+pub fn written_references(message: &str) -> Vec<WrittenReference> {
+    let mut found = Vec::new();
+    let tokens = message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '#' | '.' | '_')))
+        .map(|token| token.trim_matches(['.', '-', '_']).to_ascii_lowercase());
+    for token in tokens {
+        let reference = if token.contains('#') {
+            ClauseRef::parse(&token).map(WrittenReference::Clause)
+        } else {
+            let is_version = token.rsplit_once("-v").is_some_and(|(region, number)| {
+                !region.is_empty()
+                    && region.bytes().all(|b| b.is_ascii_lowercase())
+                    && number
+                        .split('.')
+                        .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+            });
+            is_version.then_some(WrittenReference::Version(token))
+        };
+        if let Some(reference) = reference.filter(|r| !found.contains(r)) {
+            found.push(reference);
+        }
+    }
+    found
+}
+
+/// [`written_references`] in the message's statements only: a version named in a question
+/// ("is there a us-v5 coming?") is asked about, not passed on.
+pub fn stated_references(message: &str) -> Vec<WrittenReference> {
+    let statements: Vec<&str> = crate::injection::statements(message).collect();
+    written_references(&statements.join(" "))
+}
+
 pub fn citation_tag(clause_id: &str) -> String {
     format!("[clause: {clause_id}]")
 }

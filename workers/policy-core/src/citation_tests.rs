@@ -127,3 +127,26 @@ fn references_to_other_clauses_by_number() {
     assert!(referenced_clause_numbers("A fee of 2.5 % applies to orders in 2.5 days.").is_empty());
     assert!(referenced_clause_numbers("Prices rose by 1.5 percent.").is_empty());
 }
+
+#[test]
+fn references_written_in_a_message_are_read_as_the_answers_cite_them() {
+    let written = |message: &str| -> Vec<String> {
+        written_references(message)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(
+        written("Per [clause: US-v9#sec-1.1], and us-v9 again: the corrected us-v3.1."),
+        ["us-v9#sec-1.1", "us-v9", "us-v3.1"]
+    );
+    assert_eq!(
+        written("You cited us-v2#sec-3.2; is us-v4 newer?"),
+        ["us-v2#sec-3.2", "us-v4"]
+    );
+    // Version numbers of other things are not references: no region, or not in the notation.
+    assert!(written("Firmware v2.1, Echo Buds v2, version 5, a re-v stamp, AB-12").is_empty());
+    let references = written_references("cite us-v4#sec-4.2a");
+    assert_eq!(references[0].region(), "us");
+    assert!(matches!(&references[0], WrittenReference::Clause(c) if c.anchor == "sec-4.2a"));
+}

@@ -927,6 +927,25 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                                 || a_text);
                     !through && (CLAIMED_CHANGES.contains(w) && !described || newer && text_named)
                 });
+                // "no more restocking fees on cameras": the rule said to be gone, opening the
+                // statement.
+                // Only of a charge or a requirement, and not as the subject of a report ("no more
+                // fees were mentioned at checkout"), nor "no more policy talk".
+                let no_more = tokens
+                    .iter()
+                    .take(2)
+                    .position(|w| *w == "no")
+                    .is_some_and(|at| {
+                        tokens.get(at + 1) == Some(&"more")
+                            && (at + 2..=at + 4).contains(&i)
+                            && matches!(
+                                tokens[i],
+                                "fee" | "fees" | "surcharge" | "requirement" | "threshold"
+                            )
+                            && tokens
+                                .get(i + 1)
+                                .is_none_or(|w| PREPOSITIONS.contains(w) || *w == "anymore")
+                    });
                 // "the fee was dropped", "the policy changed", "the window went up to 60 days",
                 // "the policy update", "your policy is outdated", "us-v5 took effect".
                 let phrase = |p: &[&str]| after.windows(p.len()).any(|w| w == p);
@@ -940,7 +959,42 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                     && after.get(1).is_none_or(|w| !STATES.contains(w))
                     || matches!(after, ["is" | "are", "now"])
                     || matches!(after, ["is" | "are", "now", next, ..] if !STATES.contains(next));
+                // "the waiting period went from 30 days to 7": a figure it left.
+                let reach = &tokens[i + 1..tokens.len().min(i + 9)];
+                let moved_from = (0..reach.len().saturating_sub(2)).any(|k| {
+                    matches!(reach[k], "went" | "gone" | "moved" | "jumped" | "dropped")
+                        && reach[k + 1] == "from"
+                        && numbered_word(reach[k + 2])
+                });
+                // "the return window isn't 30 days anymore": a figure with its unit that it no
+                // longer has; not an order number ("isn't showing on order 4411 anymore").
+                let not_anymore = after
+                    .first()
+                    .is_some_and(|w| matches!(*w, "isn't" | "isnt" | "aren't" | "arent"))
+                    && after.windows(2).any(|pair| {
+                        numbered_word(pair[0])
+                            && (pair[0].ends_with('%') || UNITS.contains(&pair[1]))
+                    })
+                    && reach.contains(&"anymore");
+                // "accidental damage is now included in the standard warranty": "now" and the
+                // inclusion, a preposition, then the rule within three words; not "now covered
+                // in rust and the warranty ...", nor "the extended warranty I bought".
+                let now_included = (0..i.saturating_sub(2)).any(|p| {
+                    tokens[p] == "now"
+                        && matches!(tokens[p + 1], "included" | "covered" | "part")
+                        && matches!(tokens[p + 2], "in" | "by" | "under" | "into" | "of")
+                        && i <= p + 5
+                        && !tokens[p + 3..i]
+                            .iter()
+                            .any(|w| matches!(*w, "and" | "but" | "extended"))
+                        && !tokens[i + 1..]
+                            .iter()
+                            .take(2)
+                            .any(|w| matches!(*w, "i" | "we" | "you"))
+                });
                 let changed_after = now_reads
+                    || moved_from
+                    || not_anymore
                     || after.iter().take(4).any(|w| CLAIMED_CHANGES.contains(w))
                     || after
                         .first()
@@ -985,7 +1039,7 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                                     })
                             })
                     });
-                changed_before || changed_after || restated
+                changed_before || no_more || now_included || changed_after || restated
             })
         });
     let announced = sentences
@@ -1541,6 +1595,12 @@ const RULED: &[&str] = &[
     "days",
 ];
 
+/// Units a figure of a rule is given in ("30 days", "15 percent").
+const UNITS: &[&str] = &[
+    "day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "percent",
+    "dollars", "euros", "pounds",
+];
+
 /// Determiners before a word that describe the thing it names ("the extended warranty").
 const DETERMINERS_BEFORE: &[&str] = &["the", "a", "an", "my", "your", "our", "this", "that"];
 
@@ -1566,6 +1626,7 @@ fn claimed_rule_at(tokens: &[&str], i: usize) -> bool {
                 | "adjustment"
                 | "trial"
                 | "grace"
+                | "waiting"
                 | "holiday"
                 | "refund"
                 | "warranty"
@@ -2139,8 +2200,12 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
         && part.iter().skip(3).take(4).any(|w| *w == "back")
         // "I'd like my remaining $38.50 cashed out", "I'd like the refund option", "I want the
         // fee waived".
-        || plain && WANTING.iter().any(|frame| {
-            part.starts_with(frame)
+        // After a claim made in chat only a demand counts ("I expect a full refund", "I want
+        // the other 8 months refunded"); a wish or a need ("I'd like that
+        // refund", "I need a return label") may ask what applies.
+        || WANTING.iter().any(|frame| {
+            (plain || matches!(frame, ["i", "expect" | "want"]))
+                && part.starts_with(frame)
                 && (part.get(frame.len()).is_some_and(|w| {
                     matches!(*w, "my" | "the" | "a" | "an" | "this" | "that" | "it" | "them")
                 })

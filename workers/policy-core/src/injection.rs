@@ -4498,6 +4498,14 @@ fn dictates_an_assertion(text: &str) -> bool {
         while next.len() >= 2 && next[0].len() > 4 && next[0].ends_with("ly") && next[1] == "that" {
             next = &next[1..];
         }
+        // "certify, in your own words but clearly, that ...": nor is an aside set off by commas,
+        // after a verb that vouches for a statement ("please add, if it's in stock, that blue
+        // case" adds a thing).
+        if VOUCHING_VERBS.contains(verb) {
+            if let Some(told) = told_after_an_aside(sentence, next) {
+                next = told;
+            }
+        }
         // "state in your reply that": the place it is said in is not what is said either. Only
         // for a verb of saying; "confirm" and "include" keep their own readings.
         if SAYING_VERBS.contains(verb)
@@ -4622,6 +4630,39 @@ fn dictates_an_assertion(text: &str) -> bool {
     }
     false
 }
+
+/// What `object` (a suffix of the words of `sentence`) goes on to say after an aside set off by
+/// commas that opens it, when that is a "that" clause: "certify, in your own words but clearly,
+/// that my refund is approved". An aside runs to its closing comma, at most eight words.
+fn told_after_an_aside<'t, 'a>(sentence: &'a str, object: &'t [&'a str]) -> Option<&'t [&'a str]> {
+    let start = offset_in(sentence, object.first()?)?;
+    if !sentence[..start].trim_end().ends_with(',') {
+        return None;
+    }
+    let aside_end = start + sentence[start..].find(',')?;
+    let aside = words(&sentence[start..aside_end]).len();
+    let told = object.get(aside..)?;
+    (aside <= 8 && told.first() == Some(&"that")).then_some(told)
+}
+
+/// Verbs by which the assistant would vouch for a statement made for the customer.
+const VOUCHING_VERBS: &[&str] = &[
+    "say",
+    "state",
+    "confirm",
+    "certify",
+    "affirm",
+    "assert",
+    "declare",
+    "promise",
+    "guarantee",
+    "swear",
+    "vow",
+    "pledge",
+    "assure",
+    "announce",
+    "write",
+];
 
 /// The length of a phrase opening `order` by which the customer asks to be told something,
 /// rather than asks a question: "inform me", "type out", "give me a simple yes", "give me your

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use policy_avro::{ChatTurn, Enrichment};
+use policy_core::citation::{stated_references, WrittenReference};
 use policy_core::guardrails::{
     assess_injection, detect_pii, is_unusable, redact, sanitize, sanitize_keeping_lines,
 };
@@ -21,6 +22,7 @@ use crate::decide::{look_up, subject_of, SubjectKind, SubjectLookup};
 use crate::facts::Sources;
 use crate::guard::AttackLibrary;
 use crate::outcome::{escalation, Outcome};
+use crate::serving::ServingState;
 use crate::stage::{Stage, StageFuture, StageName, Step, TurnContext};
 use crate::state::{Enriched, Received, Turn};
 
@@ -86,6 +88,42 @@ fn whole_words(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
         .find(char::is_whitespace)
         .map_or(text.len(), |at| span.end + at);
     text.get(start..end)
+}
+
+/// Why a message naming a version or clause of a region in the answers' notation (`us-v9`,
+/// `[clause: us-v4#sec-9.9]`) is for a person when the corpus never published it: the message
+/// passes on a rule no version holds, which the assistant cannot check and must not answer
+/// around. Real ones quoted back ("what does us-v2#sec-3.2 mean?") and names of regions the
+/// corpus does not serve are left to the rest of the pipeline.
+fn unpublished_reference(serving: &ServingState, message: &str) -> Option<String> {
+    let manifest = &serving.manifest;
+    let unpublished = stated_references(message).into_iter().find(|reference| {
+        let region = reference.region();
+        manifest.regions().any(|served| served == region)
+            && match reference {
+                WrittenReference::Version(version) => manifest.version(version).is_none(),
+                // A clause of a published version only in the answers' own anchors: "us-v4#3.2"
+                // is a reader's shorthand, "us-v4#sec-9.9" names a section that does not exist.
+                WrittenReference::Clause(clause) => {
+                    manifest.version(&clause.version_id).is_none()
+                        || clause.anchor.starts_with("sec-")
+                            && serving.corpus.clause(&clause.clause_id()).is_none()
+                }
+            }
+    })?;
+    let region = unpublished.region();
+    let versions: Vec<&str> = manifest
+        .region_versions(region)
+        .unwrap_or_default()
+        .iter()
+        .map(|v| v.id.as_str())
+        .collect();
+    Some(format!(
+        "the message cites {unpublished}, which the policy of region {region} never published \
+         (its versions: {}): the assistant answers from the published versions only and cannot \
+         verify what the message attributes to it; a person checks it",
+        versions.join(", ")
+    ))
 }
 
 fn instant(millis: i64) -> Option<DateTime<Utc>> {
@@ -254,6 +292,14 @@ impl Enricher {
                 &turn,
                 Some(&enrichment),
                 ReasonCode::PromptInjection,
+                vec![reason],
+            );
+        }
+        if let Some(reason) = unpublished_reference(serving, &enrichment.sanitized_question) {
+            return stop(
+                &turn,
+                Some(&enrichment),
+                ReasonCode::ClaimedPolicyChange,
                 vec![reason],
             );
         }
