@@ -38,11 +38,9 @@ impl ClauseRef {
         let (version, anchor) = raw.split_once('#')?;
         let version = version.trim().to_ascii_lowercase();
         let anchor = anchor.trim().to_ascii_lowercase();
-        let (region, number) = version.rsplit_once("-v")?;
-        let version_ok = !region.is_empty()
-            && region.bytes().all(|b| b.is_ascii_lowercase())
-            && !number.is_empty()
-            && number.bytes().all(|b| b.is_ascii_digit());
+        let version_ok = version_parts(&version).is_some_and(|(_, number)| {
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+        });
         let anchor_ok = anchor
             .bytes()
             .next()
@@ -56,6 +54,14 @@ impl ClauseRef {
             anchor,
         })
     }
+}
+
+/// The region and the number of a version id in the answers' notation (`us`, `4` of `us-v4`):
+/// the region in lowercase letters; the number's form is the caller's to check.
+fn version_parts(version: &str) -> Option<(&str, &str)> {
+    version
+        .rsplit_once("-v")
+        .filter(|(region, _)| !region.is_empty() && region.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
 impl fmt::Display for ClauseRef {
@@ -148,7 +154,7 @@ impl WrittenReference {
             WrittenReference::Version(version) => version,
             WrittenReference::Clause(clause) => &clause.version_id,
         };
-        version.rsplit_once("-v").map_or("", |(region, _)| region)
+        version_parts(version).map_or("", |(region, _)| region)
     }
 }
 
@@ -174,12 +180,10 @@ pub fn written_references(message: &str) -> Vec<WrittenReference> {
         let reference = if token.contains('#') {
             ClauseRef::parse(&token).map(WrittenReference::Clause)
         } else {
-            let is_version = token.rsplit_once("-v").is_some_and(|(region, number)| {
-                !region.is_empty()
-                    && region.bytes().all(|b| b.is_ascii_lowercase())
-                    && number
-                        .split('.')
-                        .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+            let is_version = version_parts(&token).is_some_and(|(_, number)| {
+                number
+                    .split('.')
+                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
             });
             is_version.then_some(WrittenReference::Version(token))
         };

@@ -927,10 +927,9 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                                 || a_text);
                     !through && (CLAIMED_CHANGES.contains(w) && !described || newer && text_named)
                 });
-                // "no more restocking fees on cameras": the rule said to be gone, opening the
-                // statement.
-                // Only of a charge or a requirement, and not as the subject of a report ("no more
-                // fees were mentioned at checkout"), nor "no more policy talk".
+                // "no more restocking fees on cameras": a charge or a requirement said to be
+                // gone, opening the statement; not the subject of a report ("no more fees were
+                // mentioned at checkout"), nor "no more policy talk".
                 let no_more = tokens
                     .iter()
                     .take(2)
@@ -2201,8 +2200,8 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
         // "I'd like my remaining $38.50 cashed out", "I'd like the refund option", "I want the
         // fee waived".
         // After a claim made in chat only a demand counts ("I expect a full refund", "I want
-        // the other 8 months refunded"); a wish or a need ("I'd like that
-        // refund", "I need a return label") may ask what applies.
+        // the other 8 months refunded"); a wish or a need ("I'd like that refund", "I need a
+        // return label") may ask what applies.
         || WANTING.iter().any(|frame| {
             (plain || matches!(frame, ["i", "expect" | "want"]))
                 && part.starts_with(frame)
