@@ -583,8 +583,11 @@ fn tied_to(at: usize, sentence: &str, said: &[&str]) -> bool {
         && order.get(1).is_some_and(|w| !matches!(*w, "me" | "us"));
     // "... the cancellation fee was dropped. Why did you charge me $10? Refund it.", "... were
     // eliminated. I paid $8.95. Can I get that back?": a pronoun pointing back at the claim.
+    // "Put it back on my Visa", "Cash it out", "Match it": money paid out for it.
     let pointing_back = (1..=2).contains(&at)
-        && (order.first().is_some_and(|w| REMEDIES.contains(w))
+        && (order
+            .first()
+            .is_some_and(|w| REMEDIES.contains(w) || matches!(*w, "put" | "cash" | "match"))
             && matches!(order.get(1).copied(), Some("it" | "that" | "this"))
             || tokens
                 .windows(3)
@@ -855,7 +858,7 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                 .split(CLAUSE_ENDS)
                 .map(move |clause| Claim { sentence, clause })
         })
-        .filter(|Claim { clause, .. }| {
+        .filter(|Claim { sentence, clause }| {
             let tokens = words(clause);
             let opener = after_softeners(
                 &tokens,
@@ -900,7 +903,14 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
             }
             let numbered = |k: usize| tokens.get(k).is_some_and(|w| numbered_word(w));
             let rule_at = |i: usize| claimed_rule_at(&tokens, i);
-            (0..tokens.len()).filter(|&i| rule_at(i)).any(|i| {
+            // "According to the rep on the phone, gift wrap is free now": a source's words,
+            // which reported_claim reads tied to their request.
+            let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+            let passed_on = words(&sentence[..offset])
+                .iter()
+                .any(|w| REPORTING.contains(w) || OTHER_ISSUERS.contains(w));
+            !passed_on && (granted_now(opener) || changed_it_so(opener))
+                || (0..tokens.len()).filter(|&i| rule_at(i)).any(|i| {
                 let before = &tokens[i.saturating_sub(3)..i];
                 let after = &tokens[i + 1..tokens.len().min(i + 6)];
                 // "they scrapped the fee", "the revised terms", "the new Plus terms"; not "the
@@ -1049,6 +1059,177 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
             clause: sentence,
         });
     by_clause.chain(announced).collect()
+}
+
+/// Where money paid out goes: "put it back on my Visa".
+const PAYMENT_MEANS: &[&str] = &[
+    "card",
+    "visa",
+    "mastercard",
+    "amex",
+    "debit",
+    "paypal",
+    "account",
+    "payment",
+    "method",
+    "credit",
+];
+
+/// What a claimed cover grants a kind of thing, in a word only a rule grants: "gift cards are
+/// refundable ... now".
+const RULE_STATES: &[&str] = &["refundable", "returnable", "exchangeable", "transferable"];
+
+/// What a claimed cover grants, in a word a promotion or a product also grants ("shipping is
+/// free through Sunday", "wall chargers are included"): a claim only of a rule's subject.
+const COVER_STATES: &[&str] = &[
+    "free", "covered", "included", "allowed", "accepted", "waived", "eligible",
+];
+
+/// What the company is said to grant now: "you guys cover return shipping on size exchanges".
+const GRANTING_VERBS: &[&str] = &[
+    "cover", "covers", "refund", "refunds", "accept", "accepts", "allow", "allows", "waive",
+    "waives", "include", "includes",
+];
+
+/// A word naming what a policy rules on, not a way to pay ("you accept credit cards now") or a
+/// price.
+fn a_rules_subject(word: &str) -> bool {
+    RULED.contains(&word)
+        && !PAYMENT_MEANS.contains(&word)
+        && !matches!(
+            word,
+            "price" | "balance" | "cash" | "free" | "coupon" | "coupons" | "voucher"
+        )
+}
+
+/// A clause, closed by "now" or with "now" before what is granted, saying what a kind of thing
+/// is granted or what the company grants: "gift cards are refundable to the original payment
+/// method now", "returns are free now", "you guys now cover return shipping on size
+/// exchanges". Not "right now" or "for now" (how things stand today), not one thing's state
+/// ("the replacement is covered now", "scratched lamp is covered now"), not a figure ("you
+/// refund the $40 now"), not a way to pay ("you accept apple pay now"), not a promotion or a
+/// product ("standard shipping is now free through Sunday", "wall chargers are included now"),
+/// not another business's ("Costco's gift cards"), not what a source said ([`reported_claim`]
+/// reads that, tied to its request). `clause` is the clause's words after its softeners; the
+/// customer's own things were ruled out before.
+fn granted_now(clause: &[&str]) -> bool {
+    let clause = clause.strip_suffix(&["too"]).unwrap_or(clause);
+    let n = clause.len();
+    let granted_word = |w: &str| RULE_STATES.contains(&w) || COVER_STATES.contains(&w);
+    let closing = n >= 4 && clause[n - 1] == "now" && !NOW_IDIOMS_BEFORE.contains(&clause[n - 2]);
+    let before = clause.windows(2).any(|pair| {
+        pair[0] == "now" && (GRANTING_VERBS.contains(&pair[1]) || granted_word(pair[1]))
+    });
+    if !(closing || before)
+        || clause.iter().any(|w| {
+            REPORTING.contains(w)
+                || numbered_word(w)
+                || OTHER_ISSUERS.contains(w)
+                || w.ends_with("'s") && *w != "it's"
+        })
+    {
+        return false;
+    }
+    let said: Vec<&str> = clause.iter().copied().filter(|w| *w != "now").collect();
+    // "you guys cover return shipping ...", "your store accepts returns ...": what is granted
+    // is something a policy rules on.
+    let granted = match said.as_slice() {
+        ["you" | "u" | "y'all" | "northwind", "guys" | "all", verb, rest @ ..]
+        | ["your" | "the", "store" | "stores" | "company" | "site" | "website", verb, rest @ ..]
+        | ["you" | "u" | "y'all" | "northwind", verb, rest @ ..] => {
+            GRANTING_VERBS.contains(verb) && rest.iter().take(4).any(|w| a_rules_subject(w))
+        }
+        _ => false,
+    };
+    // "gift cards are refundable ...": a kind of thing as the subject, two or three words
+    // without a determiner and ending in a plural, or one plural word a policy rules on
+    // ("returns are free now"); a cover word needs a rule's subject near it.
+    let kind_granted = said
+        .iter()
+        .position(|w| matches!(*w, "is" | "are"))
+        .is_some_and(|copula| {
+            let subject = &said[..copula];
+            let plural = subject.last().is_some_and(|w| w.ends_with('s'));
+            let shaped = (2..=3).contains(&subject.len()) && plural
+                || subject.len() == 1 && plural && RULED.contains(&subject[0]);
+            let determined = subject.iter().any(|w| {
+                DETERMINERS_BEFORE.contains(w)
+                    || matches!(
+                        *w,
+                        "it" | "this" | "they" | "these" | "those" | "both" | "them" | "one"
+                    )
+            });
+            let state = after_softeners(&said[copula + 1..], &["also", "fully", "all", "totally"]);
+            let ruled = |state_at: usize| {
+                subject.iter().any(|w| a_rules_subject(w))
+                    || state
+                        .iter()
+                        .skip(state_at + 1)
+                        .take(3)
+                        .any(|w| a_rules_subject(w))
+            };
+            shaped
+                && !determined
+                && state.first().is_some_and(|w| {
+                    RULE_STATES.contains(w) || COVER_STATES.contains(w) && ruled(0)
+                })
+        });
+    granted || kind_granted
+}
+
+/// "they changed it so opened stuff can come back", "you updated it so that ...": the company
+/// said to have changed how things are, in the clause that says how.
+fn changed_it_so(clause: &[&str]) -> bool {
+    let rest = match clause {
+        ["you" | "u" | "y'all" | "they" | "northwind", "guys" | "all", rest @ ..]
+        | ["you" | "u" | "y'all" | "they" | "northwind" | "they've" | "you've", rest @ ..] => rest,
+        _ => return false,
+    };
+    let how = match rest {
+        [verb, "it" | "things" | "this", "so", "that", how @ ..]
+        | [verb, "it" | "things" | "this", "so", how @ ..]
+            if matches!(*verb, "changed" | "updated" | "revised" | "amended") =>
+        {
+            how
+        }
+        _ => return false,
+    };
+    // What the change lets a kind of thing do ("opened stuff can come back", "price
+    // adjustments apply for 30 days"); not "so it works now", "so I can log in", "so the
+    // discount code works", nor what it takes away ("so sale items can't be returned"), nor a
+    // figure ("so the price is $89 now").
+    let kind = how.first().is_some_and(|w| {
+        !DETERMINERS_BEFORE.contains(w)
+            && !numbered_word(w)
+            && !matches!(
+                *w,
+                "it" | "it's" | "its" | "i" | "i'm" | "im" | "we" | "you" | "our" | "there"
+            )
+    });
+    let taken_away = how.iter().any(|w| {
+        matches!(
+            *w,
+            "can't"
+                | "cant"
+                | "cannot"
+                | "not"
+                | "no"
+                | "only"
+                | "need"
+                | "must"
+                | "won't"
+                | "aren't"
+                | "isn't"
+                | "never"
+        )
+    });
+    let granted = how.iter().take(6).any(|w| {
+        matches!(
+            *w,
+            "can" | "are" | "is" | "get" | "gets" | "apply" | "applies" | "count" | "counts"
+        ) || RULED.contains(w)
+    });
+    kind && granted && !taken_away
 }
 
 /// A statement the customer does not vouch for: "I think the window was extended", "maybe the
@@ -2158,6 +2339,49 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
                 .take(4)
                 .any(|w| REMEDY_NOUNS.contains(w))
     };
+    // "cash it out to my checking account", "put it back on my Visa": money paid out to the
+    // customer; not "put it back in the box", "put me back on the waitlist".
+    let paid_out = |part: &[&str]| match part {
+        ["cash", "out", what, ..] => object(what),
+        ["cash", what, rest @ ..] => object(what) && rest.iter().take(3).any(|w| *w == "out"),
+        ["put", what, rest @ ..] if object(what) && !matches!(*what, "me" | "us") => rest
+            .iter()
+            .take(5)
+            .position(|w| *w == "back")
+            .is_some_and(|b| {
+                rest.get(b + 1)
+                    .is_some_and(|w| matches!(*w, "on" | "onto" | "to" | "in" | "into"))
+                    && rest[b + 2..]
+                        .iter()
+                        .take(3)
+                        .any(|w| PAYMENT_MEANS.contains(w))
+            }),
+        _ => false,
+    };
+    // "book me a free repair", "email me a free one": a thing given free of charge, which is
+    // what a claimed cover would grant.
+    let given_free = |part: &[&str]| {
+        matches!(
+            part,
+            [
+                "book"
+                    | "send"
+                    | "email"
+                    | "mail"
+                    | "ship"
+                    | "give"
+                    | "get"
+                    | "issue"
+                    | "print"
+                    | "arrange"
+                    | "schedule"
+                    | "overnight",
+                "me" | "us",
+                "a" | "an" | "the" | "another",
+                ..
+            ]
+        ) && part.iter().skip(3).take(2).any(|w| *w == "free")
+    };
     let remedy = |part: &[&str]| {
         let verb = part.first().copied().unwrap_or("");
         let next = part.get(1).copied().unwrap_or("");
@@ -2167,17 +2391,37 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
                 part.get(2).copied(),
                 Some("my" | "the" | "original" | "our")
             );
-        // "match it": a price match asked for after pasted material.
-        (REMEDIES.contains(&verb) || plain && verb == "match")
-            && (object(next) || plain && destination)
-            && !(THING_REMEDIES.contains(&verb) && matches!(next, "me" | "us"))
+        // "match it": a price match, and after pasted material "match the price"; not "match
+        // the refund to order 5521".
+        let matched = verb == "match"
+            && matches!(next, "it" | "that" | "this" | "them" | "their")
+            && !matches!(part.get(2).copied(), Some("to" | "with"));
+        matched
+            || (REMEDIES.contains(&verb) || plain && verb == "match")
+                && (object(next) || plain && destination)
+                && !(THING_REMEDIES.contains(&verb) && matches!(next, "me" | "us"))
             || taken_back(part)
             || kept(part)
+            || paid_out(part)
             || plain && (pushed_through(part) || given(part) || announces_own_remedy(part))
     };
     // "don't charge me the fee", "do not give me a partial refund", "don't take anything off":
     // the charge refused; not "don't take this the wrong way".
+    // "don't you dare reject it", "don't refuse it": a refusal forbidden, which orders the
+    // request granted; not "don't reject the return when it arrives, the box is crushed".
+    let refusal = |verb: &str| matches!(verb, "refuse" | "deny" | "reject" | "decline");
     let refused = match part {
+        ["don't" | "dont", "you" | "u", "dare", verb, next, ..]
+        | ["don't" | "dont", "you" | "u", verb, next, ..]
+            if refusal(verb) && object(next) =>
+        {
+            true
+        }
+        ["don't" | "dont", verb, next, ..] | ["do", "not", verb, next, ..]
+            if refusal(verb) && matches!(*next, "it" | "this" | "that" | "them") =>
+        {
+            true
+        }
         ["don't" | "dont", verb, rest @ ..] | ["do", "not", verb, rest @ ..] => {
             matches!(
                 *verb,
@@ -2266,7 +2510,16 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
             ANSWERING.contains(&verb) && named
         }
     });
-    remedy(part) || refused || wanted || polite || dictated || stop(part) || obliged
+    // A thing given free is ordered outright, not asked for ("can you email me a free return
+    // label too?").
+    remedy(part)
+        || given_free(part)
+        || refused
+        || wanted
+        || polite
+        || dictated
+        || stop(part)
+        || obliged
 }
 
 /// The forms a request premised on a claim may take. A sentence of chat claiming a change
