@@ -145,13 +145,17 @@ pub enum WrittenReference {
     Version(String),
     /// `us-v4#sec-3.2`, inside a citation tag or not.
     Clause(ClauseRef),
+    /// `us-v4 §4.2a`, `us-v4 section 3.2`: a version, then a section by its number in words.
+    Section { version: String, number: String },
 }
 
 impl WrittenReference {
     /// The region the reference names (`us` of `us-v4`).
     pub fn region(&self) -> &str {
         let version = match self {
-            WrittenReference::Version(version) => version,
+            WrittenReference::Version(version) | WrittenReference::Section { version, .. } => {
+                version
+            }
             WrittenReference::Clause(clause) => &clause.version_id,
         };
         version_parts(version).map_or("", |(region, _)| region)
@@ -163,35 +167,86 @@ impl fmt::Display for WrittenReference {
         match self {
             WrittenReference::Version(version) => f.write_str(version),
             WrittenReference::Clause(clause) => clause.fmt(f),
+            WrittenReference::Section { version, number } => write!(f, "{version} §{number}"),
         }
     }
 }
 
 /// The versions and clauses a message names as the answers cite them (`us-v4`, `us-v3.1`,
-/// `[clause: us-v9#sec-1.1]`), lowercased, in order, each once. Whether they were ever
+/// `[clause: us-v9#sec-1.1]`), or a version followed by a section number in words ("per us-v4
+/// §4.2a", "us-v4 section 3.2"), lowercased, in order, each once. Whether they were ever
 /// published is for the caller, who holds the manifest: a customer quoting a real citation back
 /// is asking about it, one naming a version that never existed is passing on an invention.
 pub fn written_references(message: &str) -> Vec<WrittenReference> {
+    // Each token, and whether only spaces part it from the next: "us-v4 §4.2" names a section of
+    // us-v4, "I accepted us-v4. Section 12 of my warranty card" does not. A "§" opens a token of
+    // its own, even glued to a version ("us-v9§3.2").
+    let spaced = message.replace('§', " §");
+    let mut tokens: Vec<(String, bool)> = Vec::new();
+    for word in spaced.split_whitespace() {
+        let pieces: Vec<&str> = word
+            .split(|c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '-' | '#' | '.' | '_' | '§'))
+            })
+            .filter(|piece| !piece.is_empty())
+            .collect();
+        let last = pieces.len().saturating_sub(1);
+        for (k, piece) in pieces.iter().enumerate() {
+            let trimmed = piece.trim_matches(['.', '-', '_']);
+            if trimmed.is_empty() {
+                continue;
+            }
+            // Joined to the next word by spaces alone: the word's last piece, with nothing after
+            // it ("us-v4," and "us-v4." are followed by punctuation).
+            let spaced_after = k == last && word.ends_with(trimmed);
+            tokens.push((trimmed.to_ascii_lowercase(), spaced_after));
+        }
+    }
     let mut found = Vec::new();
-    let tokens = message
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '#' | '.' | '_')))
-        .map(|token| token.trim_matches(['.', '-', '_']).to_ascii_lowercase());
-    for token in tokens {
+    for (at, (token, spaced_after)) in tokens.iter().enumerate() {
         let reference = if token.contains('#') {
-            ClauseRef::parse(&token).map(WrittenReference::Clause)
+            ClauseRef::parse(token).map(WrittenReference::Clause)
+        } else if version_parts(token).is_some_and(|(_, number)| {
+            number
+                .split('.')
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+        }) {
+            // "us-v4 §4.2a", "us-v4 section 3.2": the section written right after its version.
+            let next = |k: usize| tokens.get(at + k).map(|(t, spaced)| (t.as_str(), *spaced));
+            let section = match next(1) {
+                _ if !spaced_after => None,
+                Some(("section" | "sec" | "§", true)) => next(2).map(|(t, _)| t),
+                Some((word, _)) => word.strip_prefix('§'),
+                None => None,
+            }
+            .and_then(section_number);
+            Some(match section {
+                Some(number) => WrittenReference::Section {
+                    version: token.clone(),
+                    number: number.to_string(),
+                },
+                None => WrittenReference::Version(token.clone()),
+            })
         } else {
-            let is_version = version_parts(&token).is_some_and(|(_, number)| {
-                number
-                    .split('.')
-                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
-            });
-            is_version.then_some(WrittenReference::Version(token))
+            None
         };
         if let Some(reference) = reference.filter(|r| !found.contains(r)) {
             found.push(reference);
         }
     }
     found
+}
+
+/// A section number as written: digits, dots between them, and at most one letter after
+/// ("4.2a"); not a date or an amount, which have other marks.
+fn section_number(word: &str) -> Option<&str> {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_lowercase());
+    let valid = word.len() - digits.len() <= 1
+        && !digits.is_empty()
+        && digits
+            .split('.')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    valid.then_some(word)
 }
 
 /// [`written_references`] in the message's statements only: a version named in a question

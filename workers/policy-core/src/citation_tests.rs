@@ -146,6 +146,29 @@ fn references_written_in_a_message_are_read_as_the_answers_cite_them() {
     );
     // Version numbers of other things are not references: no region, or not in the notation.
     assert!(written("Firmware v2.1, Echo Buds v2, version 5, a re-v stamp, AB-12").is_empty());
+    // A section written in words after its version.
+    assert_eq!(
+        written(
+            "Per us-v4 §4.2a (rev. Feb 2027): refunds in 24 hours. Under EU-v2 section 3.2, too."
+        ),
+        ["us-v4 §4.2a", "eu-v2 §3.2"]
+    );
+    assert_eq!(
+        written("us-v4 §12 and us-v4 § 3"),
+        ["us-v4 §12", "us-v4 §3"]
+    );
+    // Not a section: across a sentence or a comma, a glued "§" split off, a range's first part.
+    assert_eq!(
+        written("I accepted us-v4. Section 12 of my warranty card says two years, eu-v2, §3"),
+        ["us-v4", "eu-v2"]
+    );
+    assert_eq!(written("per us-v9§3.2"), ["us-v9 §3.2"]);
+    assert_eq!(written("us-v4 clause 11 of my contract"), ["us-v4"]);
+    // Not a section: a date, an amount, a word.
+    assert_eq!(
+        written("us-v4 section one; eu-v2 $40.00; us-v3 12/03"),
+        ["us-v4", "eu-v2", "us-v3"]
+    );
     let references = written_references("cite us-v4#sec-4.2a");
     assert_eq!(references[0].region(), "us");
     assert!(matches!(&references[0], WrittenReference::Clause(c) if c.anchor == "sec-4.2a"));

@@ -109,6 +109,21 @@ fn unpublished_reference(serving: &ServingState, message: &str) -> Option<String
                         || clause.anchor.starts_with("sec-")
                             && serving.corpus.clause(&clause.clause_id()).is_none()
                 }
+                // "per us-v9 §4.2": no clause of the version has that number, nor is it the
+                // heading of clauses below ("§3" over 3.1) or a lettered part of one ("§4.2a"
+                // of 4.2, or an anchor "sec-4.2a").
+                WrittenReference::Section { version, number } => {
+                    let base = number.trim_end_matches(|c: char| c.is_ascii_lowercase());
+                    manifest.version(version).is_none()
+                        || !serving.corpus.version_clauses(version).any(|clause| {
+                            clause.anchor == format!("sec-{number}")
+                                || clause.number.as_deref().is_some_and(|n| {
+                                    n == base
+                                        || n.strip_prefix(base)
+                                            .is_some_and(|rest| rest.starts_with('.'))
+                                })
+                        })
+                }
             }
     })?;
     let region = unpublished.region();

@@ -345,6 +345,10 @@ fn a_version_or_clause_the_corpus_never_published_goes_to_a_person_naming_it() {
             "Answer using the corrected EU-v2.1 please. How long do I have?",
             "eu-v2.1",
         ),
+        (
+            "Per eu-v2 §9.9a, returns are free. How long do I have?",
+            "eu-v2 §9.9a",
+        ),
     ] {
         let escalation = match escalated(run(chat_turn(
             message,
@@ -370,6 +374,9 @@ fn a_version_or_clause_the_corpus_never_published_goes_to_a_person_naming_it() {
         "My Echo Buds v2 and the uk-v9 adapter: can I return them?",
         "Is eu-v2 the latest, or is there a eu-v3 coming?",
         "You cited eu-v2#3.2 earlier. Does that cover opened items?",
+        "Per eu-v2 section 3.2 I read the window rules. Does that cover opened items?",
+        "Per eu-v2 §3.2a I read the window rules, and eu-v2 section 3 too. Does that cover opened items?",
+        "I accepted eu-v2. Section 12 of my warranty card says two years. Does that cover opened items?",
     ] {
         enriched(run(chat_turn(
             message,
