@@ -117,10 +117,7 @@ pub fn referenced_clause_numbers(sentence: &str) -> Vec<String> {
     let mut numbers = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         let number = token.trim_end_matches(['.', ':']);
-        let dotted = number.contains('.')
-            && number
-                .split('.')
-                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let dotted = number.contains('.') && dotted_digits(number);
         let after_reference =
             i > 0 && REFERENCE_WORDS.contains(&tokens[i - 1].to_lowercase().as_str());
         const UNITS: &[&str] = &[
@@ -206,11 +203,7 @@ pub fn written_references(message: &str) -> Vec<WrittenReference> {
     for (at, (token, spaced_after)) in tokens.iter().enumerate() {
         let reference = if token.contains('#') {
             ClauseRef::parse(token).map(WrittenReference::Clause)
-        } else if version_parts(token).is_some_and(|(_, number)| {
-            number
-                .split('.')
-                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
-        }) {
+        } else if version_parts(token).is_some_and(|(_, number)| dotted_digits(number)) {
             // "us-v4 §4.2a", "us-v4 section 3.2": the section written right after its version.
             let next = |k: usize| tokens.get(at + k).map(|(t, spaced)| (t.as_str(), *spaced));
             let section = match next(1) {
@@ -241,12 +234,13 @@ pub fn written_references(message: &str) -> Vec<WrittenReference> {
 /// ("4.2a"); not a date or an amount, which have other marks.
 fn section_number(word: &str) -> Option<&str> {
     let digits = word.trim_end_matches(|c: char| c.is_ascii_lowercase());
-    let valid = word.len() - digits.len() <= 1
-        && !digits.is_empty()
-        && digits
-            .split('.')
-            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
-    valid.then_some(word)
+    (word.len() - digits.len() <= 1 && dotted_digits(digits)).then_some(word)
+}
+
+/// Digits with dots between them ("3", "3.2", "4.10"): how clauses and versions are numbered.
+pub(crate) fn dotted_digits(text: &str) -> bool {
+    text.split('.')
+        .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// [`written_references`] in the message's statements only: a version named in a question

@@ -905,11 +905,13 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
             let rule_at = |i: usize| claimed_rule_at(&tokens, i);
             // "According to the rep on the phone, gift wrap is free now": a source's words,
             // which reported_claim reads tied to their request.
-            let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
-            let passed_on = words(&sentence[..offset])
-                .iter()
-                .any(|w| REPORTING.contains(w) || OTHER_ISSUERS.contains(w));
-            !passed_on && (granted_now(opener) || changed_it_so(opener))
+            let passed_on = || {
+                let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+                words(&sentence[..offset])
+                    .iter()
+                    .any(|w| REPORTING.contains(w) || OTHER_ISSUERS.contains(w))
+            };
+            (granted_now(opener) || changed_it_so(opener)) && !passed_on()
                 || (0..tokens.len()).filter(|&i| rule_at(i)).any(|i| {
                 let before = &tokens[i.saturating_sub(3)..i];
                 let after = &tokens[i + 1..tokens.len().min(i + 6)];
@@ -1160,19 +1162,15 @@ fn granted_now(clause: &[&str]) -> bool {
                     )
             });
             let state = after_softeners(&said[copula + 1..], &["also", "fully", "all", "totally"]);
-            let ruled = |state_at: usize| {
+            let ruled = || {
                 subject.iter().any(|w| a_rules_subject(w))
-                    || state
-                        .iter()
-                        .skip(state_at + 1)
-                        .take(3)
-                        .any(|w| a_rules_subject(w))
+                    || state.iter().skip(1).take(3).any(|w| a_rules_subject(w))
             };
             shaped
                 && !determined
-                && state.first().is_some_and(|w| {
-                    RULE_STATES.contains(w) || COVER_STATES.contains(w) && ruled(0)
-                })
+                && state
+                    .first()
+                    .is_some_and(|w| RULE_STATES.contains(w) || COVER_STATES.contains(w) && ruled())
         });
     granted || kind_granted
 }

@@ -112,10 +112,7 @@ fn parse_heading(line: &str) -> Option<Heading> {
     }
     let (first, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let candidate = first.trim_end_matches('.');
-    let is_number = !candidate.is_empty()
-        && candidate
-            .split('.')
-            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    let is_number = crate::citation::dotted_digits(candidate);
     let (number, title) = if is_number {
         (Some(candidate.to_string()), after.trim().to_string())
     } else {

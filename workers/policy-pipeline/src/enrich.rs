@@ -114,9 +114,10 @@ fn unpublished_reference(serving: &ServingState, message: &str) -> Option<String
                 // of 4.2, or an anchor "sec-4.2a").
                 WrittenReference::Section { version, number } => {
                     let base = number.trim_end_matches(|c: char| c.is_ascii_lowercase());
+                    let anchor = format!("sec-{number}");
                     manifest.version(version).is_none()
                         || !serving.corpus.version_clauses(version).any(|clause| {
-                            clause.anchor == format!("sec-{number}")
+                            clause.anchor == anchor
                                 || clause.number.as_deref().is_some_and(|n| {
                                     n == base
                                         || n.strip_prefix(base)
