@@ -56,7 +56,226 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
             return Some(quoted(reported.piece));
         }
     }
-    pasted_rules_relied_on(message)
+    pasted_rules_relied_on(message).or_else(|| premised_question(&text))
+}
+
+/// A question asked on a claimed change it takes as given: "Since the 2026 update made
+/// shipping-damage claims valid for 90 days, how do I file for my dresser?", "under the new
+/// exchange rule that lets you swap for a cheaper item and get the difference in cash, how
+/// long does the cash part take? I swapped mine last week". The premise opens a clause of the
+/// question ("since", "now that", "given that", "under", "with", "because"), names an edition
+/// of a rule as new ("the 2026 update", "the new exchange rule", "your March change") and says
+/// what it does ("made ... valid", "lets you ...", "gives members ..."), and the question after
+/// it, or the sentence after that, is about the customer's own case. Not a premise that only
+/// dates or names a change ("since the new policy took effect, does it apply to my order?",
+/// "under the new rules, how long do I have?"), nor one passing on what a text says, which
+/// asks what applies ("now that the new policy says 30 days, is that from delivery?").
+fn premised_question(text: &str) -> Option<String> {
+    let sentences: Vec<(&str, bool)> = sentences_with_marks(text).collect();
+    let own = |words: &[&str]| {
+        words.iter().any(|w| {
+            matches!(
+                *w,
+                "i" | "i'm" | "im" | "i've" | "i'll" | "i'd" | "my" | "me" | "mine"
+            )
+        })
+    };
+    sentences
+        .iter()
+        .enumerate()
+        .find_map(|(at, &(sentence, question))| {
+            if !question || hedged(sentence) {
+                return None;
+            }
+            // A statement right after the question tells the customer's case ("I swapped a
+            // jacket last week"); a courtesy ("Thanks, I appreciate it") does not.
+            let next_tells_own_case = sentences
+                .get(at + 1)
+                .filter(|(_, question)| !question)
+                .is_some_and(|(next, _)| {
+                    let tokens = words(next);
+                    own(&tokens)
+                        && !tokens.iter().any(|w| {
+                            matches!(
+                                *w,
+                                "thanks" | "thank" | "thx" | "appreciate" | "cheers" | "grateful"
+                            )
+                        })
+                });
+            sentence.split(CLAUSE_ENDS).find_map(|clause| {
+                let tokens = words(clause);
+                // The premise runs from its opener to the clause's end, wherever it opens
+                // ("how do I file it, since the update made ...", "can I return it now that
+                // ..."); inside a clause only a causal opener, not "under" or "with", which
+                // more often place a rule ("promo codes don't apply under the new terms").
+                let opened_at = (0..tokens.len()).find(|&p| {
+                    let opener_fits = p == 0 || !matches!(tokens[p], "under" | "with" | "after");
+                    opener_fits && premise_after(&tokens[p..]).is_some_and(claims_a_granting_change)
+                })?;
+                // What the question asks, outside its premise, or the statement after it, is
+                // about the customer's own case.
+                let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+                let elsewhere = [
+                    words(&sentence[..offset]),
+                    words(&sentence[offset + clause.len()..]),
+                ]
+                .concat();
+                let asked = &tokens[..opened_at];
+                let about_own_case = own(asked) || own(&elsewhere) || next_tells_own_case;
+                let asks_something = !asked.is_empty() || !elsewhere.is_empty();
+                (about_own_case && asks_something).then(|| quoted(clause))
+            })
+        })
+}
+
+/// A premise that takes as given a change granting something: a new edition of a rule and
+/// what it does ([`names_a_new_rule_doing`]), or a claim ([`claims`]) that says what was
+/// granted ("restocking fees were dropped in the March update", "returns are free now"). Not
+/// one that only names or dates a change ("the new terms", "the new policy is out", "the new
+/// terms took effect on April 1"), one that burdens ("the fee was raised", "the policy
+/// changed"), one passing on what a text says, which the question asks to be read ("now that
+/// the new policy says returns are 30 days, is that from delivery?"), nor one about the
+/// customer's own things ("the recent plan change raised my monthly charge") or a person's
+/// goodwill ("the trial was extended by your agent").
+fn claims_a_granting_change(premise: &[&str]) -> bool {
+    let own_things = premise
+        .iter()
+        .any(|w| matches!(*w, "my" | "our" | "mine" | "ours"));
+    let goodwill = (0..premise.len()).any(|k| {
+        premise[k] == "by"
+            && premise[k + 1..].iter().take(3).any(|w| {
+                matches!(
+                    *w,
+                    "you"
+                        | "u"
+                        | "agent"
+                        | "rep"
+                        | "representative"
+                        | "manager"
+                        | "staff"
+                        | "associate"
+                        | "support"
+                        | "team"
+                )
+            })
+    });
+    // "claims" is a noun as often ("damage claims are valid for 90 days").
+    let passed_on = premise
+        .iter()
+        .any(|w| REPORTING.contains(w) && !matches!(*w, "claims" | "claim"));
+    if own_things || goodwill || passed_on {
+        return false;
+    }
+    let granted = premise.iter().any(|w| {
+        GRANTING_CHANGES.contains(w) || RULE_STATES.contains(w) || COVER_STATES.contains(w)
+    }) || premise.windows(2).any(|pair| pair == ["no", "longer"]);
+    names_a_new_rule_doing(premise) || granted && !claims(&premise.join(" ")).is_empty()
+}
+
+/// What a change is said to have done that grants the customer something: "the fee was
+/// dropped", "the window was extended", "the new rule lets you ...".
+const GRANTING_CHANGES: &[&str] = &[
+    "made",
+    "makes",
+    "lets",
+    "let",
+    "allows",
+    "allowed",
+    "give",
+    "gives",
+    "gave",
+    "entitles",
+    "entitled",
+    "grants",
+    "granted",
+    "covers",
+    "extended",
+    "extends",
+    "lengthened",
+    "waives",
+    "waived",
+    "removed",
+    "removes",
+    "scrapped",
+    "abolished",
+    "dropped",
+    "eliminated",
+    "doubled",
+    "lifted",
+    "means",
+];
+
+/// The words after a premise's opener: "since", "now that", "given that", "seeing as",
+/// "considering", "because", "under", "with", "after".
+fn premise_after<'t, 'a>(tokens: &'t [&'a str]) -> Option<&'t [&'a str]> {
+    match tokens {
+        ["now" | "given" | "seeing", "that" | "as", rest @ ..] => Some(rest),
+        ["since" | "under" | "with" | "because" | "considering" | "after", rest @ ..] => Some(rest),
+        _ => None,
+    }
+}
+
+/// A premise naming a new edition of a rule and what it does: "the 2026 update made claims
+/// valid for 90 days", "the new no-questions-asked exchange rule that lets you swap ...". The
+/// noun phrase opens with a determiner, holds a word of newness (new, updated, a year, a
+/// month) before the rule's name within five words, and a verb of what it does follows.
+fn names_a_new_rule_doing(premise: &[&str]) -> bool {
+    // An edition of a rule by name; "update", "change" or "version" name one only with what a
+    // policy rules on after them ("the 2026 update made damage claims valid ..."), not a
+    // product's ("the latest update removed the order history page", "the 2024 version
+    // removed the headphone jack").
+    const RULE_EDITIONS: &[&str] = &["amendment", "revision", "policy", "rule", "rules", "terms"];
+    const EDITIONS: &[&str] = &[
+        "update",
+        "change",
+        "changes",
+        "version",
+        "announcement",
+        "overhaul",
+        "refresh",
+    ];
+    // Not "may", which is a verb far more often than a month.
+    let newness = |w: &str| {
+        matches!(
+            w,
+            "new" | "newer" | "newest" | "latest" | "updated" | "revised" | "amended" | "recent"
+        ) || MONTHS.contains(&w) && w != "may"
+            || matches!(w, "spring" | "summer" | "autumn" | "fall" | "winter")
+            || w.len() == 4 && w.starts_with("20") && w.bytes().all(|b| b.is_ascii_digit())
+            // "last month's change".
+            || matches!(w, "week's" | "month's" | "year's" | "season's" | "quarter's")
+    };
+    if !matches!(
+        premise.first().copied(),
+        Some("the" | "your" | "this" | "that" | "last" | "northwind's")
+    ) {
+        return false;
+    }
+    let Some(new_at) = premise.iter().take(3).position(|w| newness(w)) else {
+        return false;
+    };
+    let edition = |w: &&str| RULE_EDITIONS.contains(w) || EDITIONS.contains(w);
+    let Some(named_at) =
+        (new_at + 1..premise.len().min(new_at + 6)).find(|&k| edition(&premise[k]))
+    else {
+        return false;
+    };
+    // "the 2025 policy change allowed ...": a rule's name may take two nouns.
+    let rest = &premise[named_at + 1..];
+    let (named, rest) = match rest {
+        [second, tail @ ..] if edition(second) => (&premise[new_at..named_at + 2], tail),
+        _ => (&premise[new_at..named_at + 1], rest),
+    };
+    let after = after_softeners(rest, &["that", "which", "now"]);
+    let a_rules_edition = named.iter().any(|w| RULE_EDITIONS.contains(w))
+        || after.iter().skip(1).any(|w| RULED.contains(w));
+    let a_product = premise.iter().any(|w| {
+        matches!(
+            *w,
+            "app" | "software" | "firmware" | "website" | "site" | "system" | "device" | "game"
+        )
+    });
+    a_rules_edition && !a_product && after.first().is_some_and(|w| GRANTING_CHANGES.contains(w))
 }
 
 /// A rule text the customer pasted and presents as newer than the policy (a changelog, a
