@@ -89,19 +89,26 @@ fn premised_question(text: &str) -> Option<String> {
             }
             // A statement right after the question tells the customer's case ("I swapped a
             // jacket last week"); a courtesy ("Thanks, I appreciate it") does not.
-            let next_tells_own_case = sentences
-                .get(at + 1)
-                .filter(|(_, question)| !question)
-                .is_some_and(|(next, _)| {
-                    let tokens = words(next);
-                    own(&tokens)
-                        && !tokens.iter().any(|w| {
-                            matches!(
-                                *w,
-                                "thanks" | "thank" | "thx" | "appreciate" | "cheers" | "grateful"
-                            )
-                        })
-                });
+            let next_tells_own_case = || {
+                sentences
+                    .get(at + 1)
+                    .filter(|(_, question)| !question)
+                    .is_some_and(|(next, _)| {
+                        let tokens = words(next);
+                        own(&tokens)
+                            && !tokens.iter().any(|w| {
+                                matches!(
+                                    *w,
+                                    "thanks"
+                                        | "thank"
+                                        | "thx"
+                                        | "appreciate"
+                                        | "cheers"
+                                        | "grateful"
+                                )
+                            })
+                    })
+            };
             sentence.split(CLAUSE_ENDS).find_map(|clause| {
                 let tokens = words(clause);
                 // The premise runs from its opener to the clause's end, wherever it opens
@@ -121,7 +128,7 @@ fn premised_question(text: &str) -> Option<String> {
                 ]
                 .concat();
                 let asked = &tokens[..opened_at];
-                let about_own_case = own(asked) || own(&elsewhere) || next_tells_own_case;
+                let about_own_case = own(asked) || own(&elsewhere) || next_tells_own_case();
                 let asks_something = !asked.is_empty() || !elsewhere.is_empty();
                 (about_own_case && asks_something).then(|| quoted(clause))
             })
@@ -205,6 +212,12 @@ const GRANTING_CHANGES: &[&str] = &[
     "means",
 ];
 
+/// Words that call an edition of a rule newer than another: "the revised terms", "the new
+/// exchange rule".
+const NEWER_EDITION: &[&str] = &[
+    "new", "newer", "newest", "latest", "updated", "revised", "amended",
+];
+
 /// The words after a premise's opener: "since", "now that", "given that", "seeing as",
 /// "considering", "because", "under", "with", "after".
 fn premise_after<'t, 'a>(tokens: &'t [&'a str]) -> Option<&'t [&'a str]> {
@@ -236,10 +249,9 @@ fn names_a_new_rule_doing(premise: &[&str]) -> bool {
     ];
     // Not "may", which is a verb far more often than a month.
     let newness = |w: &str| {
-        matches!(
-            w,
-            "new" | "newer" | "newest" | "latest" | "updated" | "revised" | "amended" | "recent"
-        ) || MONTHS.contains(&w) && w != "may"
+        NEWER_EDITION.contains(&w)
+            || w == "recent"
+            || MONTHS.contains(&w) && w != "may"
             || matches!(w, "spring" | "summer" | "autumn" | "fall" | "winter")
             || w.len() == 4 && w.starts_with("20") && w.bytes().all(|b| b.is_ascii_digit())
             // "last month's change".
@@ -1138,10 +1150,7 @@ fn claims(text: &str) -> Vec<Claim<'_>> {
                 // extended warranty" nor "a new delivery window", which describe a thing, nor
                 // "replaced under warranty", where the change is done to something else.
                 let changed_before = before.iter().enumerate().any(|(k, w)| {
-                    let newer = matches!(
-                        *w,
-                        "new" | "newer" | "newest" | "latest" | "updated" | "revised" | "amended"
-                    );
+                    let newer = NEWER_EDITION.contains(w);
                     let described = k == 0 && i >= 4 && DETERMINERS_BEFORE.contains(&tokens[i - 4])
                         || k > 0 && DETERMINERS_BEFORE.contains(&before[k - 1]);
                     let through = before[k + 1..].iter().any(|b| PREPOSITIONS.contains(b));
