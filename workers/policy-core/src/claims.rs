@@ -111,23 +111,22 @@ fn premised_question(text: &str) -> Option<String> {
             };
             sentence.split(CLAUSE_ENDS).find_map(|clause| {
                 let tokens = words(clause);
-                // The premise runs from its opener to the clause's end, wherever it opens
-                // ("how do I file it, since the update made ...", "can I return it now that
-                // ..."); inside a clause only a causal opener, not "under" or "with", which
-                // more often place a rule ("promo codes don't apply under the new terms").
-                let opened_at = (0..tokens.len()).find(|&p| {
-                    let opener_fits = p == 0 || !matches!(tokens[p], "under" | "with" | "after");
-                    opener_fits && premise_after(&tokens[p..]).is_some_and(claims_a_granting_change)
+                let (opened_at, premise) = (0..tokens.len()).find_map(|p| {
+                    premise_at(&tokens, p)
+                        .filter(|premise| claims_a_granting_change(premise))
+                        .map(|premise| (p, premise))
                 })?;
-                // What the question asks, outside its premise, or the statement after it, is
-                // about the customer's own case.
+                // What the question asks, outside its premise (before it, or after it when no
+                // comma parts them), or the statement after it, is about the customer's own
+                // case.
                 let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
                 let elsewhere = [
                     words(&sentence[..offset]),
                     words(&sentence[offset + clause.len()..]),
                 ]
                 .concat();
-                let asked = &tokens[..opened_at];
+                let asked = [&tokens[..opened_at], &premise[question_starts(premise)..]].concat();
+                let asked = asked.as_slice();
                 let about_own_case = own(asked) || own(&elsewhere) || next_tells_own_case();
                 let asks_something = !asked.is_empty() || !elsewhere.is_empty();
                 (about_own_case && asks_something).then(|| quoted(clause))
@@ -135,19 +134,146 @@ fn premised_question(text: &str) -> Option<String> {
         })
 }
 
+/// The premises of a message's questions that take a change to one of the company's rules as
+/// given, each from after its opener to the end of its clause or to where the question starts:
+/// "since u guys changed returns to 6 months now how do i send back my tv", "now that the
+/// restocking fee is gone with the new update, how much do I get back?". A premise set in a
+/// question is asserted as a claim is, so [`claim_beyond`] checks the figures it sets against
+/// what the policy publishes; whatever it grants or burdens, the corpus decides. Not a premise
+/// without a word of change ("since the window is 60 days", a memory the version in force
+/// corrects when answered), nor one about no rule ("since it's been 45 days now"), one about
+/// the customer's own things ("now that the price of my blender dropped by $30") or one
+/// [`asserted_premise`] rules out otherwise, nor one in a hedged question.
+fn changes_taken_as_given(text: &str) -> Vec<&str> {
+    let mut premises = Vec::new();
+    for (sentence, question) in sentences_with_marks(text) {
+        if !question || hedged(sentence) {
+            continue;
+        }
+        for clause in sentence.split(CLAUSE_ENDS) {
+            let tokens = words(clause);
+            let premise = (0..tokens.len())
+                .filter_map(|p| premise_at(&tokens, p).and_then(asserted_premise))
+                .find(|premise| changes_a_rule(premise));
+            if let Some((first, last)) = premise.and_then(|p| p.first().zip(p.last())) {
+                // The premise's words are slices of `text`: its span runs from the first
+                // to the end of the last, with the signs written against them ("20%", "€5").
+                let start = first.as_ptr() as usize - text.as_ptr() as usize;
+                let end = last.as_ptr() as usize - text.as_ptr() as usize + last.len();
+                let ends_word = |c: char| {
+                    c.is_whitespace() || SENTENCE_ENDS.contains(&c) || CLAUSE_ENDS.contains(&c)
+                };
+                let end = text[end..]
+                    .find(ends_word)
+                    .map_or(text.len(), |after| end + after);
+                premises.push(&text[start..end]);
+            }
+        }
+    }
+    premises
+}
+
+/// Where the question after a premise starts, when no comma parts them ("since the fee is
+/// gone how much do i get back"): a question word, or a verb put before its subject ("can i",
+/// "is it"); the premise's length when none does.
+fn question_starts(premise: &[&str]) -> usize {
+    const AUXILIARIES: &[&str] = &[
+        "can", "could", "will", "would", "should", "do", "does", "did", "may", "must",
+    ];
+    const BEING: &[&str] = &["is", "are", "am", "was", "were"];
+    const SUBJECTS: &[&str] = &[
+        "i", "you", "u", "we", "it", "they", "this", "that", "my", "me",
+    ];
+    const DETERMINERS: &[&str] = &["the", "a", "an", "there", "these", "those", "any"];
+    (1..premise.len())
+        .find(|&k| {
+            let (word, next) = (premise[k], premise.get(k + 1).copied().unwrap_or(""));
+            // "is the window 60 days" asks only once the premise has a verb of its own
+            // ("now that the policy was updated is the window ..."), since "the fee is a flat
+            // 10%" states.
+            let verb_before = premise[..k].iter().any(|w| {
+                AUXILIARIES.contains(w)
+                    || BEING.contains(w)
+                    || matches!(*w, "been" | "has" | "have" | "had")
+                    || w.ends_with("'s") && SUBJECTS.iter().any(|s| w.starts_with(s))
+            });
+            QUESTION_WORDS.contains(&word)
+                || (AUXILIARIES.contains(&word) || BEING.contains(&word))
+                    && SUBJECTS.contains(&next)
+                || AUXILIARIES.contains(&word) && DETERMINERS.contains(&next)
+                || BEING.contains(&word) && DETERMINERS.contains(&next) && verb_before
+        })
+        .unwrap_or(premise.len())
+}
+
+/// The figures a premise taken as given sets as terms, up to the customer's own account.
+fn premise_terms(premise: &str, codes: &[&str]) -> BTreeSet<Figure> {
+    term_figures(&with_currency_codes(before_own_account(premise), codes))
+}
+
 /// A premise that takes as given a change granting something: a new edition of a rule and
-/// what it does ([`names_a_new_rule_doing`]), or a claim ([`claims`]) that says what was
-/// granted ("restocking fees were dropped in the March update", "returns are free now"). Not
-/// one that only names or dates a change ("the new terms", "the new policy is out", "the new
-/// terms took effect on April 1"), one that burdens ("the fee was raised", "the policy
-/// changed"), one passing on what a text says, which the question asks to be read ("now that
-/// the new policy says returns are 30 days, is that from delivery?"), nor one about the
-/// customer's own things ("the recent plan change raised my monthly charge") or a person's
-/// goodwill ("the trial was extended by your agent").
+/// what it does ([`names_a_new_rule_doing`]), a claim ([`claims`]) that says what was granted
+/// ("restocking fees were dropped in the March update", "returns are free now"), or a change
+/// to a rule ([`changes_a_rule`]) said to grant ("the amended terms allow gift cards to be
+/// cashed out", "the revised warranty now covers accidental damage"). Not one that only names
+/// or dates a change ("the new terms", "the new policy is out", "the new terms took effect on
+/// April 1", "the policy changed"), one that burdens ("the fee was raised"), nor what
+/// [`asserted_premise`] rules out.
 fn claims_a_granting_change(premise: &[&str]) -> bool {
-    let own_things = premise
-        .iter()
-        .any(|w| matches!(*w, "my" | "our" | "mine" | "ours"));
+    let Some(premise) = asserted_premise(premise) else {
+        return false;
+    };
+    let granted = (0..premise.len()).any(|k| {
+        let w = premise[k];
+        // "allow", "refunds", "covers" as what a rule does ("the amended terms allow ...",
+        // "the new rule that refunds ..."), not as a noun ("since the refund is approved").
+        let as_a_verb =
+            k > 0 && (premise[k - 1] == "that" || !DETERMINERS_BEFORE.contains(&premise[k - 1]));
+        GRANTING_CHANGES.contains(&w)
+            || GRANTING_VERBS.contains(&w) && as_a_verb
+            || RULE_STATES.contains(&w)
+            || COVER_STATES.contains(&w)
+    }) || burden_no_longer(premise);
+    names_a_new_rule_doing(premise)
+        || granted && (changes_a_rule(premise) || !claims(&premise.join(" ")).is_empty())
+}
+
+/// A burden said gone with "no longer": "exchanges no longer need a receipt", "the fee no
+/// longer applies"; not "the exchange is no longer possible".
+fn burden_no_longer(premise: &[&str]) -> bool {
+    premise.windows(3).any(|w| {
+        w[0] == "no"
+            && w[1] == "longer"
+            && matches!(
+                w[2],
+                "need"
+                    | "needs"
+                    | "require"
+                    | "requires"
+                    | "required"
+                    | "apply"
+                    | "applies"
+                    | "charge"
+                    | "charged"
+                    | "charges"
+                    | "expire"
+                    | "expires"
+            )
+    })
+}
+
+/// What a premise asserts: its words up to the question after it ([`question_starts`]), unless
+/// they pass on what a text says, which the question asks to be read ("now that the new policy
+/// says returns are 30 days, is that from delivery?"), or are about the customer's own things
+/// ("the recent plan change raised my monthly charge") or a person's goodwill ("the trial was
+/// extended by your agent").
+fn asserted_premise<'t, 'a>(premise: &'t [&'a str]) -> Option<&'t [&'a str]> {
+    let premise = &premise[..question_starts(premise)];
+    // "I" as well as "my": "since I bought the extended warranty that covers drops".
+    let own_things = (0..premise.len()).any(|k| {
+        let previous = if k > 0 { premise[k - 1] } else { "" };
+        own_account_word(previous, premise[k]) || premise[k] == "ours"
+    });
     let goodwill = (0..premise.len()).any(|k| {
         premise[k] == "by"
             && premise[k + 1..].iter().take(3).any(|w| {
@@ -170,13 +296,62 @@ fn claims_a_granting_change(premise: &[&str]) -> bool {
     let passed_on = premise
         .iter()
         .any(|w| REPORTING.contains(w) && !matches!(*w, "claims" | "claim"));
-    if own_things || goodwill || passed_on {
-        return false;
-    }
-    let granted = premise.iter().any(|w| {
-        GRANTING_CHANGES.contains(w) || RULE_STATES.contains(w) || COVER_STATES.contains(w)
+    (!premise.is_empty() && !own_things && !goodwill && !passed_on).then_some(premise)
+}
+
+/// A premise that says one of the company's rules changed: a word of change ("now", "revised",
+/// "changed", "update", "no longer", "new" before a rule: "the new warranty terms") and a word
+/// of what a policy rules on. Not "right now" or "for now", not a product's or an app's update
+/// ("the latest app update removed the returns button"), nor a promotion, a price or a coupon
+/// ("the new sale price of $49", "shipping is free now through Sunday", "the 20% off coupon").
+fn changes_a_rule(premise: &[&str]) -> bool {
+    const EDITIONS: &[&str] = &[
+        "update",
+        "change",
+        "changes",
+        "amendment",
+        "revision",
+        "refresh",
+        "overhaul",
+    ];
+    const PRODUCTS_AND_PROMOTIONS: &[&str] = &[
+        "app",
+        "software",
+        "firmware",
+        "website",
+        "site",
+        "page",
+        "button",
+        "device",
+        "game",
+        "promo",
+        "promotion",
+        "sale",
+        "deal",
+        "off",
+        "coupon",
+        "coupons",
+        "price",
+        "prices",
+    ];
+    // Not "days", a unit: "it's been 45 days now" is the customer's wait.
+    let a_rule = |w: &str| a_rules_subject(w) && !UNITS.contains(&w) || CLAIMED_RULES.contains(&w);
+    let changed = (0..premise.len()).any(|k| {
+        let w = premise[k];
+        let previous = if k > 0 { premise[k - 1] } else { "" };
+        w == "now" && !NOW_IDIOMS_BEFORE.contains(&previous)
+            || matches!(w, "recent" | "recently")
+            // "new" of a rule ("the new warranty terms"), not of customers or a laptop.
+            || NEWER_EDITION.contains(&w)
+                && premise[k + 1..]
+                    .iter()
+                    .take(3)
+                    .any(|n| a_rule(n) || EDITIONS.contains(n))
+            || CLAIMED_CHANGES.contains(&w)
+            || EDITIONS.contains(&w)
     }) || premise.windows(2).any(|pair| pair == ["no", "longer"]);
-    names_a_new_rule_doing(premise) || granted && !claims(&premise.join(" ")).is_empty()
+    let product_or_promotion = premise.iter().any(|w| PRODUCTS_AND_PROMOTIONS.contains(w));
+    changed && premise.iter().any(|w| a_rule(w)) && !product_or_promotion
 }
 
 /// What a change is said to have done that grants the customer something: "the fee was
@@ -208,7 +383,9 @@ const GRANTING_CHANGES: &[&str] = &[
     "dropped",
     "eliminated",
     "doubled",
+    "doubles",
     "lifted",
+    "gone",
     "means",
 ];
 
@@ -218,15 +395,58 @@ const NEWER_EDITION: &[&str] = &[
     "new", "newer", "newest", "latest", "updated", "revised", "amended",
 ];
 
+/// The premise opened at the `p`th of a clause's `tokens`, if one opens there. The premise
+/// runs from its opener to the clause's end, wherever it opens ("how do I file it, since the
+/// update made ..."); inside a clause only a causal opener, not "under", "with", "after" or
+/// "as", which more often place a rule or compare ("promo codes don't apply under the new
+/// terms", "the same as the new policy").
+fn premise_at<'t, 'a>(tokens: &'t [&'a str], p: usize) -> Option<&'t [&'a str]> {
+    if p > 0 && matches!(tokens[p], "under" | "with" | "after" | "as") {
+        return None;
+    }
+    // "is it true that now that ...", "I wonder whether, since ...": a premise asked about.
+    if tokens[..p]
+        .iter()
+        .any(|w| matches!(*w, "true" | "whether" | "if" | "wonder" | "wondering"))
+    {
+        return None;
+    }
+    let premise = match &tokens[p..] {
+        // "Given the new terms, ...": without "that" only opening a clause, since "I was
+        // given the refund" is no premise.
+        ["given", next, rest @ ..] if p == 0 && *next != "that" && *next != "as" => {
+            Some(&tokens[p + 1..]).filter(|_| !rest.is_empty())
+        }
+        premise => premise_after(premise),
+    }?;
+    // "since when is the window 14 days?" asks.
+    (!premise.first().is_some_and(|w| QUESTION_WORDS.contains(w))).then_some(premise)
+}
+
+/// Words that open a question: "how", "what", "when", ... ("wheres" as written in chat).
+const QUESTION_WORDS: &[&str] = &[
+    "how", "what", "when", "where", "which", "why", "who", "hows", "whats", "whens", "wheres",
+];
+
 /// The words after a premise's opener: "since", "now that", "given that", "seeing as",
-/// "considering", "because", "under", "with", "after".
+/// "considering", "because", "under", "with", "after", "as".
 fn premise_after<'t, 'a>(tokens: &'t [&'a str]) -> Option<&'t [&'a str]> {
     match tokens {
         ["now" | "given" | "seeing", "that" | "as", rest @ ..] => Some(rest),
         ["since" | "under" | "with" | "because" | "considering" | "after", rest @ ..] => Some(rest),
+        // Not a fixed phrase ("as soon as", "as of", "as well", "as if").
+        ["as", next, ..] if AS_PHRASES.contains(next) => None,
+        ["as", rest @ ..] => Some(rest),
         _ => None,
     }
 }
+
+/// Words that make "as" part of a phrase, not a premise's opener: "as soon as", "as of", "as
+/// far as", "as per", "as well", "as if", "as usual".
+const AS_PHRASES: &[&str] = &[
+    "soon", "long", "well", "far", "of", "per", "for", "to", "much", "many", "if", "though",
+    "usual", "always", "a", "an", "in", "such", "opposed", "with", "compared", "on", "part",
+];
 
 /// A premise naming a new edition of a rule and what it does: "the 2026 update made claims
 /// valid for 90 days", "the new no-questions-asked exchange rule that lets you swap ...". The
@@ -895,9 +1115,11 @@ fn same_content_word(a: &str, b: &str) -> bool {
 }
 
 /// The claim a message makes that one of the company's rules changed, whether or not it asks
-/// for anything on the strength of it.
+/// for anything on the strength of it: a statement, or a premise a question takes as given
+/// ([`changes_taken_as_given`]).
 pub fn claimed_change_in(message: &str) -> Option<String> {
-    quoted_claim(&normalize(message).text)
+    let text = normalize(message).text;
+    quoted_claim(&text).or_else(|| changes_taken_as_given(&text).first().copied().map(quoted))
 }
 
 /// The claim in normalised `text`, as the escalation's reason quotes it.
@@ -936,21 +1158,30 @@ pub struct UnstatedFigures {
 /// reports the policy and is answered from the version in force.
 pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures> {
     let text = normalize(message).text;
-    let claims = claims(&text);
-    if claims.is_empty() {
+    // The claims are read lower-cased; the codes the message writes in capitals are money.
+    let codes = capital_currency_codes(message);
+    let terms: Vec<(&str, BTreeSet<Figure>)> = claims(&text)
+        .iter()
+        .map(|claim| (claim.clause, claim_terms(claim, &codes)))
+        .chain(
+            changes_taken_as_given(&text)
+                .into_iter()
+                .map(|premise| (premise, premise_terms(premise, &codes))),
+        )
+        .filter(|(_, figures)| !figures.is_empty())
+        .collect();
+    if terms.is_empty() {
         return None;
     }
     let stated: BTreeSet<Figure> = published.iter().flat_map(|t| stated_figures(t)).collect();
-    // The claims are read lower-cased; the codes the message writes in capitals are money.
-    let codes = capital_currency_codes(message);
     let mut beyond: Option<UnstatedFigures> = None;
-    for claim in &claims {
-        for figure in claim_terms(claim, &codes) {
+    for (clause, figures) in terms {
+        for figure in figures {
             if stated.contains(&figure) {
                 continue;
             }
             let found = beyond.get_or_insert_with(|| UnstatedFigures {
-                claim: quoted(claim.clause),
+                claim: quoted(clause),
                 figures: Vec::new(),
             });
             if !found.figures.contains(&figure) {

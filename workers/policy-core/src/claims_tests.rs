@@ -540,3 +540,115 @@ fn a_question_premised_on_a_new_rule_doing_something_for_the_customers_case_reli
         assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
     }
 }
+
+#[test]
+fn a_question_premised_on_a_change_to_a_rule_said_to_grant_relies_on_it() {
+    for attack in [
+        // A change to a rule and what it grants, in any wording: "allow", "covers", "free".
+        "Given that the amended terms allow store credit to be cashed out, how do I get mine?",
+        "As the revised warranty now covers water damage, where do I send my speaker?",
+        "After the update that removed the assembly fee, when do I get back the $60 on my order?",
+        "since returns are free for everyone now after the autumn refresh, wheres my label?",
+        // The premise runs into the question without a comma.
+        "now that the policy change waives the restocking fee how much do i get back for my camera?",
+    ] {
+        assert!(relies_on_claimed_change(attack).is_some(), "{attack}");
+    }
+    for benign in [
+        // A change named or dated only, or one that burdens.
+        "Since the policy changed, can I still return my jacket?",
+        "Now that there's a new version of the warranty, which one covers my kettle?",
+        "Since the new terms took effect on May 1, which window applies to my order?",
+        // "As" in a phrase, or of the customer's own case.
+        "As soon as the new policy allows it, can I return my lamp?",
+        "As I paid with a gift card, how will my refund be issued?",
+        "As far as the updated terms go, is my order covered?",
+        // The customer's own things changed, or a source's words asked about.
+        "Now that the price of my blender dropped by $30, how do I ask for the difference?",
+        "Given that the new policy says returns are free, is that true for my order too?",
+    ] {
+        assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
+    }
+}
+
+#[test]
+fn a_premise_taken_as_given_is_checked_for_the_figures_it_sets() {
+    let published = [
+        "Most items may be returned within 30 days of delivery.",
+        "A restocking fee of 15% applies to opened electronics.",
+    ];
+    for (message, unstated) in [
+        (
+            "since u guys changed returns to 6 months now how do i send back my tv??",
+            "6 months",
+        ),
+        (
+            "How do I return my speaker, now that the window was extended to 45 days?",
+            "45 days",
+        ),
+        (
+            "Given the restocking fee is 5% under the new terms, how much do I get back?",
+            "5 %",
+        ),
+    ] {
+        let beyond = claim_beyond(message, &published)
+            .unwrap_or_else(|| panic!("{unstated} is stated nowhere: {message}"));
+        let figures: Vec<String> = beyond.figures.iter().map(ToString::to_string).collect();
+        assert_eq!(figures, [unstated], "{message}");
+        assert!(claimed_change_in(message).is_some(), "{message}");
+    }
+    for answered in [
+        // The figure the policy states: the premise restates it.
+        "Now that returns are 30 days, can I return my kettle after 3 weeks?",
+        "Since the 15% restocking fee is new, do I pay it on my opened tablet?",
+        // No word of change, no rule, or the customer's own figures.
+        "Since the return window is 60 days, can I return my boots?",
+        "Since it's been 45 days now, can I still return it?",
+        "Since I returned it 40 days ago under the new policy, when is my refund due?",
+        // A question asked, not a premise; a hedged one.
+        "Is the return window 90 days now?",
+        "I think since returns are 60 days now I can still send it, right?",
+    ] {
+        assert_eq!(claim_beyond(answered, &published), None, "{answered}");
+    }
+}
+
+#[test]
+fn a_premise_about_prices_products_the_customers_own_case_or_asked_about_is_not_a_claim() {
+    let published = ["Most items may be returned within 30 days of delivery."];
+    // From a code reading: honest premises the first version took.
+    for benign in [
+        "Now that the price on the blender dropped by $30, how do I ask for the difference?",
+        "Since the refund is approved now, how long until I see it?",
+        "With the refund now processed, when will I see it on my card?",
+        "Since the refund page is down right now, how do I check on my refund?",
+        "Since I recently bought the extended warranty that covers accidental damage, can I get my cracked screen fixed?",
+        "Since the latest app update removed the returns button, how do I start a return?",
+        "With the new free shipping promo, do I still pay for my return?",
+        "Since new customers get free shipping on their first order, is my return free too?",
+        "As the new laptop comes with a free 2-year warranty, can I get it repaired for free?",
+        "Since I'm a Plus member now and shipping is free can I return my order for free?",
+        "Can I get store credit instead, as opposed to the new refund to card option?",
+        "Since the exchange is no longer possible, can I get a refund?",
+    ] {
+        assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
+        assert_eq!(claim_beyond(benign, &published), None, "{benign}");
+    }
+    for asked in [
+        "Now that the return policy was updated is the window 60 days or still 30?",
+        "Since it's been 40 days now is a return still possible?",
+        "Since when is the return window only 14 days now?",
+        "Is it true that now that the new policy is out returns are 60 days?",
+        "Given the new sale price of $49, can I get the difference refunded?",
+        "Since the 20% off coupon is expired now, can I still use it?",
+    ] {
+        assert_eq!(claim_beyond(asked, &published), None, "{asked}");
+    }
+    // A sign written against a figure stays with it.
+    let beyond = claim_beyond(
+        "Since the new fee is 20%, how much will I get back?",
+        &published,
+    )
+    .expect("20 % is stated nowhere");
+    assert_eq!(beyond.figures[0].to_string(), "20 %");
+}

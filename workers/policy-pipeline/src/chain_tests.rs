@@ -92,6 +92,38 @@ async fn a_claimed_change_setting_a_figure_the_version_does_not_state_goes_to_a_
 }
 
 #[tokio::test]
+async fn a_question_taking_as_given_a_figure_the_version_does_not_state_goes_to_a_person() {
+    let chain = fake_chain(tiny_corpus(), None);
+    let ask = |question: &'static str| {
+        chain.process(
+            chat_turn(question, Some("eu"), Some(AFTER_CUTOVER)),
+            input(0),
+        )
+    };
+    let outcome = ask(
+        "Since the return window was extended to 90 days now, how many days is the return window?",
+    )
+    .await
+    .unwrap();
+    let Outcome::Escalate(escalation) = outcome else {
+        panic!("answered: {outcome:?}");
+    };
+    assert_eq!(escalation.reason_code, "claimed_policy_change");
+    assert!(
+        escalation.reasons[0].contains("90 days"),
+        "{:?}",
+        escalation.reasons
+    );
+    // The premise restates the figure the version states: answered.
+    let outcome = ask(
+        "Since the return window was extended to 30 days now, how many days is the return window?",
+    )
+    .await
+    .unwrap();
+    assert!(answer(&outcome).answer_text.contains("30 days"));
+}
+
+#[tokio::test]
 async fn a_claimed_figure_another_version_states_is_a_real_change_answered_from_the_one_in_force() {
     // eu-v1's window (21 days) appears nowhere in eu-v2.
     let corpus = Arc::new(policy_core::Corpus::from_documents(
