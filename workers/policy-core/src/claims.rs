@@ -206,9 +206,11 @@ fn question_starts(premise: &[&str]) -> usize {
         .unwrap_or(premise.len())
 }
 
-/// The figures a premise taken as given sets as terms, up to the customer's own account.
-fn premise_terms(premise: &str, codes: &[&str]) -> BTreeSet<Figure> {
-    term_figures(&with_currency_codes(before_own_account(premise), codes))
+/// The figures `text` (a claim's words or a premise's) sets as terms, up to the customer's own
+/// account; `codes` are the currency codes the message writes in capitals
+/// ([`capital_currency_codes`]).
+fn terms_before_own_account(text: &str, codes: &[&str]) -> BTreeSet<Figure> {
+    term_figures(&with_currency_codes(before_own_account(text), codes))
 }
 
 /// A premise that takes as given a change granting something: a new edition of a rule and
@@ -1166,7 +1168,7 @@ pub fn claim_beyond(message: &str, published: &[&str]) -> Option<UnstatedFigures
         .chain(
             changes_taken_as_given(&text)
                 .into_iter()
-                .map(|premise| (premise, premise_terms(premise, &codes))),
+                .map(|premise| (premise, terms_before_own_account(premise, &codes))),
         )
         .filter(|(_, figures)| !figures.is_empty())
         .collect();
@@ -1214,7 +1216,7 @@ fn claim_terms(claim: &Claim<'_>, codes: &[&str]) -> BTreeSet<Figure> {
         }
         previous = c;
     }
-    let figures = |text: &str| term_figures(&with_currency_codes(before_own_account(text), codes));
+    let figures = |text: &str| terms_before_own_account(text, codes);
     let terms = figures(&rest[..end]);
     if terms.is_empty() {
         figures(rest)
