@@ -59,6 +59,11 @@ pub fn relies_on_claimed_change(message: &str) -> Option<String> {
     pasted_rules_relied_on(message).or_else(|| premised_question(&text))
 }
 
+/// Words a request may open with before what it asks: "please refund ...", "so just send ...".
+const REQUEST_SOFTENERS: &[&str] = &[
+    "please", "pls", "kindly", "just", "so", "then", "ok", "okay", "now", "and",
+];
+
 /// A question asked on a claimed change it takes as given: "Since the 2026 update made
 /// shipping-damage claims valid for 90 days, how do I file for my dresser?", "under the new
 /// exchange rule that lets you swap for a cheaper item and get the difference in cash, how
@@ -84,7 +89,7 @@ fn premised_question(text: &str) -> Option<String> {
         .iter()
         .enumerate()
         .find_map(|(at, &(sentence, question))| {
-            if !question || hedged(sentence) {
+            if hedged(sentence) {
                 return None;
             }
             // A statement right after the question tells the customer's case ("I swapped a
@@ -116,10 +121,15 @@ fn premised_question(text: &str) -> Option<String> {
                         .filter(|premise| claims_a_granting_change(premise))
                         .map(|premise| (p, premise))
                 })?;
+                let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+                if !question {
+                    let inside = [&tokens[..opened_at], &premise[question_starts(premise)..]];
+                    return requested_beside(&sentences, at, clause, inside)
+                        .then(|| quoted(clause));
+                }
                 // What the question asks, outside its premise (before it, or after it when no
                 // comma parts them), or the statement after it, is about the customer's own
                 // case.
-                let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
                 let elsewhere = [
                     words(&sentence[..offset]),
                     words(&sentence[offset + clause.len()..]),
@@ -131,6 +141,60 @@ fn premised_question(text: &str) -> Option<String> {
                 let asks_something = !asked.is_empty() || !elsewhere.is_empty();
                 (about_own_case && asks_something).then(|| quoted(clause))
             })
+        })
+}
+
+/// Whether a statement opening a premise in `clause` (of the `at`th of `sentences`) asks for a
+/// remedy on it: what the sentence says outside the premise (`inside`: the clause's words
+/// before it, and after it when no comma parts them; each other clause), or the statement
+/// after it, orders one ([`orders_a_remedy`]: "..., I'd like to return my MacBook", "please
+/// refund the full $1,150"). A statement that only tells the customer's case asks nothing.
+fn requested_beside(
+    sentences: &[(&str, bool)],
+    at: usize,
+    clause: &str,
+    inside: [&[&str]; 2],
+) -> bool {
+    // "..., please process the return if that's correct": asked on a condition.
+    let conditional = |sentence: &str| {
+        let tokens = words(sentence);
+        tokens.windows(3).any(|w| w == ["as", "long", "as"])
+            || tokens.iter().any(|w| {
+                matches!(
+                    *w,
+                    "if" | "whether" | "assuming" | "provided" | "unless" | "once"
+                )
+            })
+    };
+    let sentence = sentences[at].0;
+    if conditional(sentence) {
+        return false;
+    }
+    let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+    let other_clauses: Vec<Vec<&str>> = [&sentence[..offset], &sentence[offset + clause.len()..]]
+        .into_iter()
+        .flat_map(|side| side.split(CLAUSE_ENDS))
+        .map(words)
+        .filter(|part| !part.is_empty())
+        .collect();
+    // The statement after only when the premise's own sentence says nothing else ("Given
+    // that the new terms allow ... . Please cash out ..."): after a sentence of its own
+    // ("..., I'll keep the jacket. Please cancel the second order.") it asks for something else.
+    let bare = other_clauses.is_empty() && inside.iter().all(|part| part.is_empty());
+    let next_statement = sentences
+        .get(at + 1)
+        .filter(|(next, question)| bare && !question && !conditional(next))
+        .map(|(next, _)| words(next));
+    inside
+        .into_iter()
+        .map(<[&str]>::to_vec)
+        .chain(other_clauses)
+        .chain(next_statement)
+        .any(|part| {
+            orders_a_remedy(
+                after_softeners(&part, REQUEST_SOFTENERS),
+                RequestForms::Plain,
+            )
         })
 }
 
@@ -146,14 +210,27 @@ fn premised_question(text: &str) -> Option<String> {
 /// [`asserted_premise`] rules out otherwise, nor one in a hedged question.
 fn changes_taken_as_given(text: &str) -> Vec<&str> {
     let mut premises = Vec::new();
-    for (sentence, question) in sentences_with_marks(text) {
-        if !question || hedged(sentence) {
+    let sentences: Vec<(&str, bool)> = sentences_with_marks(text).collect();
+    for (at, &(sentence, question)) in sentences.iter().enumerate() {
+        if hedged(sentence) {
             continue;
         }
         for clause in sentence.split(CLAUSE_ENDS) {
             let tokens = words(clause);
             let premise = (0..tokens.len())
-                .filter_map(|p| premise_at(&tokens, p).and_then(asserted_premise))
+                .filter_map(|p| {
+                    let whole = premise_at(&tokens, p)?;
+                    let premise = asserted_premise(whole)?;
+                    // A statement's premise counts when the statement asks for a remedy on it.
+                    let asks = question
+                        || requested_beside(
+                            &sentences,
+                            at,
+                            clause,
+                            [&tokens[..p], &whole[premise.len()..]],
+                        );
+                    asks.then_some(premise)
+                })
                 .find(|premise| changes_a_rule(premise));
             if let Some((first, last)) = premise.and_then(|p| p.first().zip(p.last())) {
                 // The premise's words are slices of `text`: its span runs from the first
@@ -173,9 +250,11 @@ fn changes_taken_as_given(text: &str) -> Vec<&str> {
     premises
 }
 
-/// Where the question after a premise starts, when no comma parts them ("since the fee is
-/// gone how much do i get back"): a question word, or a verb put before its subject ("can i",
-/// "is it"); the premise's length when none does.
+/// Where the question or the request after a premise starts, when no comma parts them ("since
+/// the fee is gone how much do i get back", "since u guys changed returns to 6 months now i
+/// want to send back my tv"): a question word, a verb put before its subject ("can i", "is
+/// it"), or a request's opening ("please", "i want", "i'd like", "i'm sending"); the premise's
+/// length when none does.
 fn question_starts(premise: &[&str]) -> usize {
     const AUXILIARIES: &[&str] = &[
         "can", "could", "will", "would", "should", "do", "does", "did", "may", "must",
@@ -198,12 +277,25 @@ fn question_starts(premise: &[&str]) -> usize {
                     || w.ends_with("'s") && SUBJECTS.iter().any(|s| w.starts_with(s))
             });
             QUESTION_WORDS.contains(&word)
+                || request_opens(&premise[k..])
                 || (AUXILIARIES.contains(&word) || BEING.contains(&word))
                     && SUBJECTS.contains(&next)
                 || AUXILIARIES.contains(&word) && DETERMINERS.contains(&next)
                 || BEING.contains(&word) && DETERMINERS.contains(&next) && verb_before
         })
         .unwrap_or(premise.len())
+}
+
+/// Words that open a request from the customer: "please ...", "kindly ...", "i want ...",
+/// "i'd like ...", "i'm sending ...", "i'll ...", "let me ...".
+fn request_opens(words: &[&str]) -> bool {
+    let at = |k: usize| words.get(k).copied().unwrap_or("");
+    let doing = |w: &str| w.len() > 4 && w.ends_with("ing");
+    matches!(at(0), "please" | "pls" | "kindly" | "i'll")
+        || WANTING.iter().any(|frame| words.starts_with(frame))
+        || matches!(at(0), "i'm" | "im") && doing(at(1))
+        || at(0) == "i" && at(1) == "am" && doing(at(2))
+        || at(0) == "let" && at(1) == "me"
 }
 
 /// The figures `text` (a claim's words or a premise's) sets as terms, up to the customer's own
@@ -236,8 +328,9 @@ fn claims_a_granting_change(premise: &[&str]) -> bool {
             || RULE_STATES.contains(&w)
             || COVER_STATES.contains(&w)
     }) || burden_no_longer(premise);
-    names_a_new_rule_doing(premise)
-        || granted && (changes_a_rule(premise) || !claims(&premise.join(" ")).is_empty())
+    !about_products_or_prices(premise)
+        && (names_a_new_rule_doing(premise)
+            || granted && (changes_a_rule(premise) || !claims(&premise.join(" ")).is_empty()))
 }
 
 /// A burden said gone with "no longer": "exchanges no longer need a receipt", "the fee no
@@ -276,24 +369,20 @@ fn asserted_premise<'t, 'a>(premise: &'t [&'a str]) -> Option<&'t [&'a str]> {
         let previous = if k > 0 { premise[k - 1] } else { "" };
         own_account_word(previous, premise[k]) || premise[k] == "ours"
     });
+    let a_person = |w: &&str| {
+        matches!(
+            *w,
+            "agent" | "rep" | "representative" | "manager" | "staff" | "associate" | "support"
+        )
+    };
+    // "... extended by your agent", or the agent as the subject ("your agent dropped the fee").
     let goodwill = (0..premise.len()).any(|k| {
         premise[k] == "by"
-            && premise[k + 1..].iter().take(3).any(|w| {
-                matches!(
-                    *w,
-                    "you"
-                        | "u"
-                        | "agent"
-                        | "rep"
-                        | "representative"
-                        | "manager"
-                        | "staff"
-                        | "associate"
-                        | "support"
-                        | "team"
-                )
-            })
-    });
+            && premise[k + 1..]
+                .iter()
+                .take(3)
+                .any(|w| matches!(*w, "you" | "u" | "team") || a_person(w))
+    }) || premise.iter().take(3).any(a_person);
     // "claims" is a noun as often ("damage claims are valid for 90 days").
     let passed_on = premise
         .iter()
@@ -316,26 +405,6 @@ fn changes_a_rule(premise: &[&str]) -> bool {
         "refresh",
         "overhaul",
     ];
-    const PRODUCTS_AND_PROMOTIONS: &[&str] = &[
-        "app",
-        "software",
-        "firmware",
-        "website",
-        "site",
-        "page",
-        "button",
-        "device",
-        "game",
-        "promo",
-        "promotion",
-        "sale",
-        "deal",
-        "off",
-        "coupon",
-        "coupons",
-        "price",
-        "prices",
-    ];
     // Not "days", a unit: "it's been 45 days now" is the customer's wait.
     let a_rule = |w: &str| a_rules_subject(w) && !UNITS.contains(&w) || CLAIMED_RULES.contains(&w);
     let changed = (0..premise.len()).any(|k| {
@@ -352,8 +421,57 @@ fn changes_a_rule(premise: &[&str]) -> bool {
             || CLAIMED_CHANGES.contains(&w)
             || EDITIONS.contains(&w)
     }) || premise.windows(2).any(|pair| pair == ["no", "longer"]);
-    let product_or_promotion = premise.iter().any(|w| PRODUCTS_AND_PROMOTIONS.contains(w));
-    changed && premise.iter().any(|w| a_rule(w)) && !product_or_promotion
+    changed && premise.iter().any(|w| a_rule(w)) && !about_products_or_prices(premise)
+}
+
+/// Words of a product, a part of the site or app, a promotion or a price: a premise naming one
+/// tells of what changed in the shop, not in its rules ("the latest update removed the return
+/// option from the orders screen", "the update dropped the price of the blender", "the 20%
+/// discount was removed from the cart").
+const PRODUCTS_AND_PROMOTIONS: &[&str] = &[
+    "app",
+    "software",
+    "firmware",
+    "website",
+    "site",
+    "page",
+    "screen",
+    "button",
+    "checkout",
+    "cart",
+    "device",
+    "game",
+    "promo",
+    "promotion",
+    "sale",
+    "deal",
+    "off",
+    "discount",
+    "coupon",
+    "coupons",
+    "price",
+    "prices",
+];
+
+fn about_products_or_prices(premise: &[&str]) -> bool {
+    premise.iter().enumerate().any(|(k, w)| {
+        // "price" or "sale" naming a rule ("the price adjustment window", "final sale items")
+        // is not a price or a promotion.
+        let names_a_rule = matches!(*w, "price" | "prices")
+            && premise.get(k + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "adjustment"
+                        | "adjustments"
+                        | "match"
+                        | "matching"
+                        | "protection"
+                        | "guarantee"
+                )
+            })
+            || *w == "sale" && k > 0 && premise[k - 1] == "final";
+        PRODUCTS_AND_PROMOTIONS.contains(w) && !names_a_rule
+    })
 }
 
 /// What a change is said to have done that grants the customer something: "the fee was
@@ -403,7 +521,12 @@ const NEWER_EDITION: &[&str] = &[
 /// "as", which more often place a rule or compare ("promo codes don't apply under the new
 /// terms", "the same as the new policy").
 fn premise_at<'t, 'a>(tokens: &'t [&'a str], p: usize) -> Option<&'t [&'a str]> {
-    if p > 0 && matches!(tokens[p], "under" | "with" | "after" | "as") {
+    if p > 0
+        && matches!(
+            tokens[p],
+            "under" | "with" | "after" | "as" | "following" | "based"
+        )
+    {
         return None;
     }
     // "is it true that now that ...", "I wonder whether, since ...": a premise asked about.
@@ -431,10 +554,16 @@ const QUESTION_WORDS: &[&str] = &[
 ];
 
 /// The words after a premise's opener: "since", "now that", "given that", "seeing as",
-/// "considering", "because", "under", "with", "after", "as".
+/// "considering", "because (of)", "due to", "thanks to", "owing to", "in light of", "in view
+/// of", "based on", "following", "under", "with", "after", "as".
 fn premise_after<'t, 'a>(tokens: &'t [&'a str]) -> Option<&'t [&'a str]> {
     match tokens {
         ["now" | "given" | "seeing", "that" | "as", rest @ ..] => Some(rest),
+        ["because", "of", rest @ ..]
+        | ["due" | "thanks" | "owing", "to", rest @ ..]
+        | ["in", "light" | "view", "of", rest @ ..]
+        | ["based", "on", rest @ ..]
+        | ["following", rest @ ..] => Some(rest),
         ["since" | "under" | "with" | "because" | "considering" | "after", rest @ ..] => Some(rest),
         // Not a fixed phrase ("as soon as", "as of", "as well", "as if").
         ["as", next, ..] if AS_PHRASES.contains(next) => None,
@@ -2917,7 +3046,10 @@ fn orders_a_remedy(part: &[&str], forms: RequestForms) -> bool {
                         REMEDIES.contains(w) || CUSTOMERS_REMEDIES.contains(w)
                     }))
                 && part[frame.len()..].iter().take(6).any(|w| {
-                    REMEDY_NOUNS.contains(w) || DONE_REMEDIES.contains(w)
+                    // "I'd like to send my tv back", put plainly; not "I'd like a call back".
+                    REMEDY_NOUNS.contains(w)
+                        || DONE_REMEDIES.contains(w)
+                        || plain && *w == "back" && part.get(frame.len()) == Some(&"to")
                 })
         });
     // "stop citing us-v3", "stop quoting the old text"; not "stop using my card".
@@ -3018,25 +3150,29 @@ const REMEDY_NOUNS: &[&str] = &[
 const CUSTOMERS_REMEDIES: &[&str] = &["return", "exchange", "send", "swap", "cancel"];
 
 /// The customer's own act of claiming a remedy, announced: "I'm returning it for a refund",
-/// "Returning my jacket for store credit, thanks", "I'm cancelling my order".
+/// "Returning my jacket for store credit, thanks", "I'm cancelling my order", "I'll be
+/// returning the boots", "I'll send it back".
 fn announces_own_remedy(part: &[&str]) -> bool {
     let act = match part {
-        ["i'm" | "im", act, ..] | ["i", "am", act, ..] => act,
+        ["i'm" | "im", act, ..]
+        | ["i", "am", act, ..]
+        | ["i'll", "be", act, ..]
+        | ["i", "will", "be", act, ..] => act,
+        // "I'll send it back", "I will return my boots for a refund".
+        // Not "I'll send the photos for you to review".
+        ["i'll", act, ..] | ["i", "will", act, ..] if CUSTOMERS_REMEDIES.contains(act) => {
+            let at = part.iter().position(|w| w == act).unwrap_or(0);
+            return object_taken_back(part, at)
+                && part[at + 1..]
+                    .iter()
+                    .take(6)
+                    .any(|w| *w == "back" || REMEDY_NOUNS.contains(w));
+        }
         [act, ..] => act,
         [] => return false,
     };
     let at = part.iter().position(|w| w == act).unwrap_or(0);
-    // "returning my jacket", "sending it back"; not "Returning customer here", "sending the
-    // photos".
-    let object = part.get(at + 1).is_some_and(|w| {
-        matches!(
-            *w,
-            "my" | "it" | "them" | "this" | "these" | "the" | "both" | "all"
-        )
-    }) && part[at + 1..]
-        .iter()
-        .take(6)
-        .any(|w| matches!(*w, "back" | "for") || REMEDY_NOUNS.contains(w))
+    let object = object_taken_back(part, at)
         || matches!(
             *act,
             "returning" | "exchanging" | "cancelling" | "canceling"
@@ -3048,6 +3184,21 @@ fn announces_own_remedy(part: &[&str]) -> bool {
         *act,
         "returning" | "exchanging" | "cancelling" | "canceling" | "sending" | "swapping"
     ) && object
+}
+
+/// Whether the act at `at` of `part` has the customer's thing as its object and sends it back
+/// or claims a remedy for it: "returning my jacket", "sending it back", "return the boots for
+/// a refund"; not "Returning customer here", "sending the photos".
+fn object_taken_back(part: &[&str], at: usize) -> bool {
+    part.get(at + 1).is_some_and(|w| {
+        matches!(
+            *w,
+            "my" | "it" | "them" | "this" | "these" | "the" | "both" | "all"
+        )
+    }) && part[at + 1..]
+        .iter()
+        .take(6)
+        .any(|w| matches!(*w, "back" | "for") || REMEDY_NOUNS.contains(w))
 }
 
 /// A remedy done, as what the customer wants had: "I'd like my balance cashed out", "I want

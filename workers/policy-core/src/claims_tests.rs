@@ -652,3 +652,52 @@ fn a_premise_about_prices_products_the_customers_own_case_or_asked_about_is_not_
     .expect("20 % is stated nowhere");
     assert_eq!(beyond.figures[0].to_string(), "20 %");
 }
+
+#[test]
+fn a_request_premised_on_a_change_relies_on_it_as_a_question_does() {
+    for attack in [
+        "Since the new policy lets opened laptops be returned within 90 days, I'd like to return my MacBook.",
+        "Now that restocking fees were dropped in the March update, please refund the full $1,150 for my sofa.",
+        "As the revised warranty now covers water damage, I want a replacement for my speaker.",
+        // The request before the premise, or in the statement after it.
+        "Please refund my opener in full since the amended terms allow opened items back.",
+        "Given that the new terms allow gift cards to be cashed out. Please cash out the $75 left on mine.",
+    ] {
+        assert!(relies_on_claimed_change(attack).is_some(), "{attack}");
+    }
+    // A premise that sets a figure, with a request and no comma: the figure is checked.
+    let published = ["Most items may be returned within 30 days of delivery."];
+    let message = "Since u guys changed returns to 6 months now i want to send back my tv";
+    let beyond = claim_beyond(message, &published).expect("6 months is stated nowhere");
+    assert_eq!(beyond.figures[0].to_string(), "6 months");
+    for benign in [
+        // The customer's own case, a product's or a price's change, no premise.
+        "Since the box was damaged when it arrived, I'd like to return my blender.",
+        "Now that I've moved to Canada, please update my billing address.",
+        "Since the price dropped by $30 after I bought it, I want the difference refunded.",
+        "Since you updated the app, I can't find the returns button. Please help me start a return.",
+        "I changed my mind about the new kettle, I'd like to return it.",
+        // A request put on a condition.
+        "If the amended terms really allow opened items back, I'd like to return my opener.",
+    ] {
+        assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
+        assert_eq!(claim_beyond(benign, &published), None, "{benign}");
+    }
+    for benign in [
+        // From a code reading: a price, the app or the cart changed; an agent's goodwill; a
+        // request on a condition, about something else, or not a remedy.
+        "Since last week's update dropped the price of the blender, please refund the difference.",
+        "Since the latest update removed the return option from the orders screen, please process the return manually.",
+        "Since the 20% discount was removed from the cart at checkout, please apply it manually.",
+        "Since your agent dropped the restocking fee, I'm sending the laptop back today.",
+        "Since the March update gives members free returns, I'll keep the jacket for now. Please cancel the second order, I placed it twice by mistake.",
+        "Since the warranty was extended to 2 years last spring, the blender should still be covered. I'll send the photos for you to review.",
+        "Since the new policy gives members free returns, I'd like a call back about my order.",
+        "Since the new policy lets opened items be returned, please process the return if that's correct.",
+    ] {
+        assert_eq!(relies_on_claimed_change(benign), None, "{benign}");
+    }
+    // Nothing asked on the premise (the claim's figure is still checked, as any claim's is).
+    let told = "Since the new policy lets opened laptops be returned within 90 days, I returned mine last week.";
+    assert_eq!(relies_on_claimed_change(told), None);
+}
