@@ -159,12 +159,7 @@ fn requested_beside(
     let conditional = |sentence: &str| {
         let tokens = words(sentence);
         tokens.windows(3).any(|w| w == ["as", "long", "as"])
-            || tokens.iter().any(|w| {
-                matches!(
-                    *w,
-                    "if" | "whether" | "assuming" | "provided" | "unless" | "once"
-                )
-            })
+            || tokens.iter().any(|w| CONDITIONS.contains(w))
     };
     let sentence = sentences[at].0;
     if conditional(sentence) {
@@ -285,6 +280,10 @@ fn question_starts(premise: &[&str]) -> usize {
         })
         .unwrap_or(premise.len())
 }
+
+/// Words that put what follows on a condition: "refund it if that's true", "assuming it's
+/// inside the window, process it".
+const CONDITIONS: &[&str] = &["if", "whether", "assuming", "provided", "unless", "once"];
 
 /// Words that open a request from the customer: "please ...", "kindly ...", "i want ...",
 /// "i'd like ...", "i'm sending ...", "i'll ...", "let me ...".
@@ -453,6 +452,8 @@ const PRODUCTS_AND_PROMOTIONS: &[&str] = &[
     "prices",
 ];
 
+/// Whether `premise` names a product, a part of the site, a promotion or a price
+/// ([`PRODUCTS_AND_PROMOTIONS`]), not a rule named with such a word.
 fn about_products_or_prices(premise: &[&str]) -> bool {
     premise.iter().enumerate().any(|(k, w)| {
         // "price" or "sale" naming a rule ("the price adjustment window", "final sale items")
@@ -2584,14 +2585,7 @@ fn acts_on_the_claim(text: &str, forms: RequestForms, tied: impl Fn(usize, &str)
                 }
                 None => &tokens,
             };
-            if conditional
-                || condition_scope.iter().any(|w| {
-                    matches!(
-                        *w,
-                        "if" | "whether" | "assuming" | "provided" | "unless" | "once"
-                    )
-                })
-            {
+            if conditional || condition_scope.iter().any(|w| CONDITIONS.contains(w)) {
                 return false;
             }
             let tagged = AGREE_TAGS
