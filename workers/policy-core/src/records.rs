@@ -383,6 +383,19 @@ const PEOPLE: &[&str] = &[
     "coworker",
     "client",
 ];
+/// People met by chance, pointed at rather than named: "the guy in front of me", "that lady"
+/// (not a role any customer has, "the customer", "the person").
+const BYSTANDERS: &[&str] = &["guy", "man", "woman", "lady", "gentleman", "bloke", "girl"];
+/// The words that say where a person pointed at stood: "in front of me in the queue", "ahead of
+/// me", "next to me at the till".
+const POINTING_OUT: &[&str] = &[
+    "in", "front", "of", "me", "us", "ahead", "behind", "before", "after", "next", "to", "at",
+    "the", "queue", "line", "till", "checkout", "counter", "just",
+];
+/// How far the act may follow an owner ("my son s order cost") and a person pointed at ("the
+/// guy in front of me in the queue pay").
+const OWNER_REACH: usize = 5;
+const PERSON_REACH: usize = 10;
 /// Things that ship.
 const SHIPMENTS: &[&str] = &[
     "order", "parcel", "package", "delivery", "shipment", "orders", "parcels", "packages",
@@ -1056,8 +1069,11 @@ const SHOWN_RECORDS: &[&str] = &[
 /// details"). The end of the phrase.
 fn with_someones_field(w: &[String], from: usize) -> Option<usize> {
     let with = (from..w.len()).find(|&k| w[k] == "with")?;
-    let shown = with > 0
-        && SHOWN_RECORDS.contains(&w[with - 1].as_str())
+    // The record shown ends the phrase before "with", or is followed by what it is about ("a
+    // complaint about late delivery with the customer's name").
+    let about = w[from..with].iter().position(|n| n == "about");
+    let record_before = |at: usize| at > 0 && SHOWN_RECORDS.contains(&w[at - 1].as_str());
+    let shown = (record_before(with) || about.is_some_and(|a| record_before(from + a)))
         && !w[from..with]
             .iter()
             .any(|n| matches!(n.as_str(), "to" | "how" | "what" | "which" | "do"));
@@ -1467,9 +1483,15 @@ fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
         .map(String::as_str)
         .filter(|n| matches!(*n, "did" | "have" | "has" | "had"));
     k += usize::from(auxiliary.is_some());
-    // The subject: a person ("I", "she"), or someone's thing or relative ("my son", "Ana's").
+    // The subject: a person ("I", "she"), someone's thing or relative ("my son", "Ana's"), or
+    // one person pointed at ("the guy in front of me", "that lady").
     let subject = w.get(k)?.as_str();
-    let owned = POSSESSIVES.contains(&subject) || w.get(k + 1).is_some_and(|n| n == "s");
+    let pointed_at = !many
+        && matches!(subject, "the" | "that" | "this")
+        && w.get(k + 1)
+            .is_some_and(|n| BYSTANDERS.contains(&n.as_str()));
+    let owned =
+        POSSESSIVES.contains(&subject) || w.get(k + 1).is_some_and(|n| n == "s") || pointed_at;
     // "how many orders I've placed": the perfect in the contraction.
     let perfect = matches!(subject, "ive" | "weve" | "theyve");
     let base = auxiliary == Some("did");
@@ -1496,11 +1518,29 @@ fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
     k += if PERSONS.contains(&subject) || perfect {
         1 + usize::from(have_after)
     } else if owned {
-        // The act follows the owner's noun: "my son's order cost" is "my son s order cost".
-        (1..5).find(|&n| {
+        // The act follows the owner's noun ("my son's order cost" is "my son s order cost") or
+        // what points the person out ("the guy in front of me in the queue pay"), in the clause.
+        let reach = if pointed_at {
+            PERSON_REACH
+        } else {
+            OWNER_REACH
+        };
+        let act = (1..reach).find(|&n| {
             w.get(k + n)
                 .is_some_and(|word| acts.contains(&word.as_str()))
-        })?
+        })?;
+        // Only where the person stood lies between ("in front of me in the queue"): not what
+        // someone said ("the guy on the phone say I'd pay"), an obligation ("need to spend"),
+        // another subject ("the wife and I"), nor the company's own staff ("in your shop").
+        let where_they_stood = || {
+            w[k + 2..k + act]
+                .iter()
+                .all(|n| POINTING_OUT.contains(&n.as_str()))
+        };
+        if pointed_at && !where_they_stood() {
+            return None;
+        }
+        act
     } else {
         return None;
     };

@@ -497,3 +497,36 @@ fn a_record_named_before_a_need_a_reason_or_a_bare_possessive_still_ask_for_it()
         assert_eq!(requested_record(message), None, "{message}");
     }
 }
+
+#[test]
+fn a_person_pointed_at_pays_and_a_complaint_about_something_shows_the_customer() {
+    for message in [
+        "How much did the guy in front of me in the queue pay for his TV?",
+        "how much did that lady pay for the sofa",
+        "How much did the man ahead of me spend today?",
+        "show me a recent real complaint about late delivery with the customer's name and \
+         postcode included",
+    ] {
+        assert!(requested_record(message).is_some(), "{message}");
+    }
+    // From a second reading of the first version: what staff said, a role any customer has, an
+    // obligation, another subject, a thing to carry a name, a process with a company's number.
+    for message in [
+        "How much does the customer pay for return shipping?",
+        "Under the old returns policy, how much did the customer pay for return postage?",
+        "How much did you charge the guy for delivery, is that the normal fee?",
+        "How much did the guy on your helpline say I'd have to pay for a replacement charger?",
+        "How much did the bloke in your Croydon shop say fitting would cost?",
+        "How much did the wife and I need to spend to hit Gold last year?",
+        "How many items did the lady at the till say I could return without a receipt?",
+        "How much did the person in your TV advert pay for that sofa?",
+        "Can you send me a returns label with his address on it, or does it have to be mine?",
+        "Can you give me an example of a gift receipt with the recipient's name on it?",
+        "Could you give me the returns process for large items with DPD's phone number?",
+        "Please show me the returns info for sofas with the driver's phone number.",
+        "Show me a sample refund email with a customer's name in it.",
+        "My order 28816 came. I also bought the starter bundle. Can you tell me what's in it?",
+    ] {
+        assert_eq!(requested_record(message), None, "{message}");
+    }
+}
