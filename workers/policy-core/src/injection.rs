@@ -2197,10 +2197,11 @@ const GRANTED_STATES: &[&str] = &[
 /// Verbs that grant by themselves: "my warranty covers it", "I qualify".
 const GRANTING_VERBS: &[&str] = &["qualify", "qualifies", "covers", "waives", "applies"];
 /// A state is said of something after one of these: "is waived", "has been approved", "'s
-/// covered", "got accepted".
+/// covered", "got accepted"; or the assistant said to have granted it ("you've waived", "you
+/// have approved").
 const STATING: &[&str] = &[
     "is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "i'm", "im", "we're",
-    "you're", "it's", "that's", "i've", "we've",
+    "you're", "it's", "that's", "i've", "we've", "you've", "youve", "have", "has",
 ];
 /// Words that make what follows a condition, a time to be told at or a question, not a
 /// statement: "let me know when my refund is approved", "notify me if it qualifies", "let me
