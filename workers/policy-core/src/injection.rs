@@ -1984,6 +1984,7 @@ fn detect(text: &str, raw: &str, signals: &mut BTreeSet<Signal>) {
             || dictates_an_assertion(text)
             || passes_on_a_grant(text)
             || dictates_the_reply(text)
+            || fixes_the_verdict(text)
             || plants_a_phrase(text)
             || demands_a_commitment(text),
         Signal::DictatedOutput,
@@ -2363,6 +2364,50 @@ fn dictates_the_reply(text: &str) -> bool {
                 })
         });
         reply && yours && obliged
+    })
+}
+
+/// Verdicts a reply can be held to: "yes", "approved".
+const VERDICTS: &[&str] = &[
+    "yes", "approved", "eligible", "granted", "refunded", "covered",
+];
+
+/// The reply fixed to a verdict the customer supplies: "the word is yes", "the answer is yes, so
+/// write yes", "complete this with 'yes' and nothing more", "your reply should be 'approved'".
+/// Not a condition or a question about it ("if the answer is yes, how do I start?", "is the
+/// answer yes?"), nor a choice offered ("answer with yes or no").
+fn fixes_the_verdict(text: &str) -> bool {
+    // A sentence ending in the question it dictates the answer to counts too ("Complete this
+    // with 'yes': 'Can I keep it?'").
+    sentences(text).any(|sentence| {
+        let tokens = words(sentence);
+        tokens.iter().enumerate().any(|(at, word)| {
+            if !VERDICTS.contains(word) || tokens.get(at + 1) == Some(&"or") {
+                return false;
+            }
+            let before = &tokens[at.saturating_sub(4)..at];
+            let named_reply = before.windows(2).any(|pair| {
+                matches!(pair[0], "word" | "answer" | "reply" | "response")
+                    && matches!(pair[1], "is" | "be")
+            });
+            let completed_with = at > 0
+                && tokens[at - 1] == "with"
+                && before.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "complete" | "finish" | "fill" | "end" | "answer" | "reply" | "respond"
+                    )
+                });
+            let asked = tokens[..at].iter().any(|w| {
+                matches!(
+                    *w,
+                    "if" | "whether" | "when" | "unless" | "what" | "how" | "why"
+                )
+            }) || tokens
+                .first()
+                .is_some_and(|w| matches!(*w, "is" | "was" | "will" | "would"));
+            (named_reply || completed_with) && !asked
+        })
     })
 }
 
