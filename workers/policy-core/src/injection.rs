@@ -2397,14 +2397,11 @@ fn fixes_the_verdict(text: &str) -> bool {
                 return false;
             }
             let before = &tokens[at.saturating_sub(3)..at];
-            let stated = |nouns: &[&str]| {
-                before.windows(3).any(|w| {
-                    nouns.contains(&w[1])
-                        && w[2] == "is"
-                        && (w[0] == "your" || (one_word && w[0] == "the"))
-                })
-            };
-            let your_reply = stated(&["answer", "reply", "response", "word"]);
+            let your_reply = before.windows(3).any(|w| {
+                matches!(w[1], "answer" | "reply" | "response" | "word")
+                    && w[2] == "is"
+                    && (w[0] == "your" || (one_word && w[0] == "the"))
+            });
             // "complete this with yes": the order opens the sentence.
             let completed_with = at >= start + 2
                 && tokens[at - 1] == "with"

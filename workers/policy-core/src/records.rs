@@ -1532,12 +1532,11 @@ fn amount_asked(w: &[String], at: usize, around: &Surroundings) -> Option<String
         // Only where the person stood lies between ("in front of me in the queue"): not what
         // someone said ("the guy on the phone say I'd pay"), an obligation ("need to spend"),
         // another subject ("the wife and I"), nor the company's own staff ("in your shop").
-        let where_they_stood = || {
-            w[k + 2..k + act]
+        if pointed_at
+            && !w[k + 2..k + act]
                 .iter()
                 .all(|n| POINTING_OUT.contains(&n.as_str()))
-        };
-        if pointed_at && !where_they_stood() {
+        {
             return None;
         }
         act
